@@ -1,0 +1,5 @@
+//! One module per subcommand. Each reads its own arguments and writes its own output.
+
+pub mod common;
+pub mod moves;
+pub mod perft;

@@ -1,0 +1,21 @@
+//! checkersbot: the decision maker of a checkers-playing robot.
+//!
+//! The library holds the rules and the engine; the `checkersbot` binary is a thin command line over
+//! it. Modules, from the ground up:
+//!
+//! - [`geometry`]: board sizes, squares, coordinates and the padded bit layout;
+//! - [`bitboard`]: sets of squares;
+//! - [`position`]: pieces, moves and making them;
+//! - [`movegen`]: legal moves and perft;
+//! - [`board`]: board text (layout files, the one-line form) and its validation;
+//! - [`notation`]: moves in coordinate notation (`E5 C3 A1`);
+//! - [`any`]: size-independent positions for the I/O layers.
+
+pub mod any;
+pub mod bitboard;
+pub mod board;
+pub mod geometry;
+pub mod movegen;
+pub mod notation;
+pub mod position;
+pub mod zobrist;

@@ -1,0 +1,53 @@
+//! The `checkersbot` command line: parses flags, sets up logging, runs a subcommand and maps its
+//! error to an exit code. The work is done in the library and in `cmd/`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// checkersbot: the decision maker of a checkers-playing robot.
+#[derive(Parser, Debug)]
+#[command(name = "checkersbot", version, about, long_about = None)]
+struct Cli {
+    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn")]
+    log_level: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaves of the move tree (move generator check and benchmark).
+    Perft(cmd::perft::PerftArgs),
+    /// List the legal moves of a position.
+    Moves(cmd::moves::MovesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(&cli.log_level);
+    let result = match cli.command {
+        Command::Perft(args) => cmd::perft::run(&args),
+        Command::Moves(args) => cmd::moves::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("checkersbot: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(level))
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
