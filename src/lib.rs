@@ -9,13 +9,23 @@
 //! - [`movegen`]: legal moves and perft;
 //! - [`board`]: board text (layout files, the one-line form) and its validation;
 //! - [`notation`]: moves in coordinate notation (`E5 C3 A1`);
-//! - [`any`]: size-independent positions for the I/O layers.
+//! - [`any`]: size-independent positions for the I/O layers;
+//! - [`eval`]: the static evaluation and its weights;
+//! - [`tt`]: the transposition table;
+//! - [`search`]: alpha-beta search, generic over the board size;
+//! - [`engine`]: the size-independent engine component (limits, progress, results);
+//! - [`game`]: a game's moves, undo and draw rules.
 
 pub mod any;
 pub mod bitboard;
 pub mod board;
+pub mod engine;
+pub mod eval;
+pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
 pub mod position;
+pub mod search;
+pub mod tt;
 pub mod zobrist;

@@ -45,3 +45,57 @@ pub fn load_layout(path: &std::path::Path) -> Result<Grid> {
         .with_context(|| format!("cannot read layout {}", path.display()))?;
     Grid::parse_layout(&text).with_context(|| format!("bad layout {}", path.display()))
 }
+
+/// Engine settings shared by the commands that search.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Seed for choosing among equally good moves (omit for always the same choice).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Evaluation terms to switch off, comma-separated (advance, backrank, centre, mobility,
+    /// runaway, trade, endgame).
+    #[arg(long, value_delimiter = ',')]
+    pub without: Vec<String>,
+    /// Play in the aggressive style (rewards closing in on the enemy's pieces).
+    #[arg(long)]
+    pub aggressive: bool,
+}
+
+impl EngineArgs {
+    /// The engine configuration these arguments describe.
+    pub fn config(&self) -> Result<checkersbot::engine::EngineConfig> {
+        use checkersbot::eval::{Term, Weights};
+        let mut weights = if self.aggressive {
+            Weights::aggressive()
+        } else {
+            Weights::default()
+        };
+        for name in &self.without {
+            let term = Term::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Term::ALL.iter().map(|t| t.name()).collect();
+                anyhow!(
+                    "unknown evaluation term '{name}'; terms: {}",
+                    names.join(", ")
+                )
+            })?;
+            weights = weights.without(term);
+        }
+        Ok(checkersbot::engine::EngineConfig {
+            hash_mb: self.hash,
+            threads: self.threads.max(1),
+            weights,
+            seed: self.seed,
+        })
+    }
+
+    /// A new engine with these settings.
+    pub fn engine(&self) -> Result<checkersbot::engine::Engine> {
+        Ok(checkersbot::engine::Engine::new(self.config()?))
+    }
+}

@@ -3,3 +3,4 @@
 pub mod common;
 pub mod moves;
 pub mod perft;
+pub mod search;

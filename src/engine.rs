@@ -1,0 +1,461 @@
+//! The engine as a component: configure it, give it a position, the game's history and limits, and
+//! it returns the best move it found, reporting progress through a callback with plain data.
+//!
+//! The engine knows nothing of protocols or terminals. A search can be stopped from another thread
+//! through the `stop` flag; it then answers with the best move found so far. Time management: a
+//! soft limit (half the move time) decides between iterations whether to start another; a hard
+//! limit (the move time less a millisecond) is polled every 1024 nodes.
+//!
+//! ```
+//! use checkersbot::any::AnyPosition;
+//! use checkersbot::engine::{Engine, EngineConfig, Limits};
+//! use checkersbot::geometry::BoardSize;
+//! use checkersbot::position::Side;
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let mut engine = Engine::new(EngineConfig::default());
+//! let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+//! let limits = Limits { depth: Some(6), ..Limits::default() };
+//! let result = engine.search(&start, &[], &limits, &AtomicBool::new(false), &mut |_| {});
+//! assert!(result.best.is_some());
+//! ```
+
+use crate::any::{AnyPosition, MoveInfo};
+use crate::eval::{Evaluator, Weights};
+use crate::geometry::Geometry;
+use crate::position::{Move, Position};
+use crate::search::{Counters, Iteration, Searcher, StopControl, MAX_PLY, WIN, WIN_BOUND};
+use crate::tt::Tt;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long and how deep to search. Unset limits do not apply; with none at all the search runs
+/// to the maximum depth or until stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Time for this move: the answer comes within it.
+    pub movetime: Option<Duration>,
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+}
+
+/// Engine settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Search threads (1 = deterministic).
+    pub threads: usize,
+    /// Evaluation weights.
+    pub weights: Weights,
+    /// Seed for choosing among equally good moves; `None` always takes the first.
+    pub seed: Option<u64>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            hash_mb: 16,
+            threads: 1,
+            weights: Weights::default(),
+            seed: None,
+        }
+    }
+}
+
+/// A score from the searching side's point of view.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Score(pub i32);
+
+impl Score {
+    /// Plies to the end of the game if the score is a forced win (positive) or loss (negative).
+    pub fn plies_to_end(self) -> Option<i32> {
+        if self.0 > WIN_BOUND {
+            Some(WIN - self.0)
+        } else if self.0 < -WIN_BOUND {
+            Some(-(WIN + self.0))
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// `cp 35` for an evaluation (hundredths of a man), `win 7` / `loss 4` (plies) when proven.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.plies_to_end() {
+            Some(p) if p >= 0 => write!(f, "win {p}"),
+            Some(p) => write!(f, "loss {}", -p),
+            None => write!(f, "cp {}", self.0),
+        }
+    }
+}
+
+/// Progress of a search, reported after each iteration and with the result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Info {
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score of the best move.
+    pub score: Score,
+    /// Nodes of all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time since the search began.
+    pub time: Duration,
+    /// Transposition-table hits.
+    pub tt_hits: u64,
+    /// Transposition-table cut-offs.
+    pub tt_cutoffs: u64,
+    /// Beta cut-offs.
+    pub beta_cutoffs: u64,
+    /// Principal variation.
+    pub pv: Vec<MoveInfo>,
+    /// Permille of the table written during this search.
+    pub hashfull: u32,
+}
+
+/// Why a search ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The side to move had no legal move (it has lost).
+    NoMoves,
+    /// Only one legal move: answered at once.
+    OnlyMove,
+    /// A forced win or loss was proven.
+    Proven,
+    /// The depth limit was reached.
+    Depth,
+    /// The node limit was reached.
+    Nodes,
+    /// The time ran out.
+    Time,
+    /// Stopped from outside.
+    Stopped,
+}
+
+impl StopReason {
+    /// A short word for logs and info lines.
+    pub fn word(self) -> &'static str {
+        match self {
+            StopReason::NoMoves => "nomoves",
+            StopReason::OnlyMove => "onlymove",
+            StopReason::Proven => "proven",
+            StopReason::Depth => "depth",
+            StopReason::Nodes => "nodes",
+            StopReason::Time => "time",
+            StopReason::Stopped => "stopped",
+        }
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play (`None` only when there is no legal move).
+    pub best: Option<MoveInfo>,
+    /// Final statistics.
+    pub info: Info,
+    /// Why the search ended.
+    pub reason: StopReason,
+}
+
+/// The engine: a transposition table and settings, kept across the moves of a game.
+#[derive(Debug)]
+pub struct Engine {
+    tt: Tt,
+    config: EngineConfig,
+    rng: u64,
+}
+
+impl Engine {
+    /// An engine with the given settings.
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            tt: Tt::new(config.hash_mb),
+            rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
+            config,
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// Resizes the transposition table (its contents are lost).
+    pub fn set_hash_mb(&mut self, mb: usize) {
+        self.config.hash_mb = mb;
+        self.tt = Tt::new(mb);
+    }
+
+    /// Sets the number of search threads (at least 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.config.threads = threads.max(1);
+    }
+
+    /// Sets the evaluation weights.
+    pub fn set_weights(&mut self, weights: Weights) {
+        self.config.weights = weights;
+    }
+
+    /// Sets or clears the seed for choosing among equal moves.
+    pub fn set_seed(&mut self, seed: Option<u64>) {
+        self.config.seed = seed;
+        self.rng = seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C;
+    }
+
+    /// Forgets what earlier searches learned (call at a new game for reproducible results).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Bytes of the transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// Searches `pos`. `history` holds the keys ([`AnyPosition::hash_key`]) of the game's earlier
+    /// positions since the last capture or man move, oldest first, not including `pos`; the search
+    /// scores a repetition of any of them, or 80 plies without progress, as a draw.
+    pub fn search(
+        &mut self,
+        pos: &AnyPosition,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        let rng = if self.config.seed.is_some() {
+            self.rng = xorshift(self.rng);
+            Some(self.rng)
+        } else {
+            None
+        };
+        let tt = &self.tt;
+        let cfg = &self.config;
+        crate::with_position!(pos, p => search_position(tt, cfg, p, history, limits, stop, on_info, rng))
+    }
+}
+
+fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
+}
+
+fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
+    moves.iter().map(MoveInfo::of::<G>).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search_position<G: Geometry>(
+    tt: &Tt,
+    cfg: &EngineConfig,
+    root: &Position<G>,
+    history: &[u64],
+    limits: &Limits,
+    stop: &AtomicBool,
+    on_info: &mut dyn FnMut(&Info),
+    rng: Option<u64>,
+) -> SearchResult {
+    let start = Instant::now();
+    tt.new_search();
+    let moves = root.legal_moves();
+    let mut info = Info::default();
+    if moves.is_empty() {
+        info.score = Score(-WIN);
+        return SearchResult {
+            best: None,
+            info,
+            reason: StopReason::NoMoves,
+        };
+    }
+    if moves.len() == 1 {
+        info.pv = moves_info::<G>(&moves);
+        info.time = start.elapsed();
+        let best = info.pv.first().cloned();
+        return SearchResult {
+            best,
+            info,
+            reason: StopReason::OnlyMove,
+        };
+    }
+    let deadline = limits.movetime.map(|t| {
+        let margin = if t >= Duration::from_millis(10) {
+            Duration::from_millis(1)
+        } else {
+            t / 10
+        };
+        start + t.saturating_sub(margin)
+    });
+    let soft = limits.movetime.map(|t| start + t / 2);
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 8)
+        .clamp(1, MAX_PLY as u32 - 8);
+    let evaluator = Evaluator::<G>::new(cfg.weights.clone());
+    let helpers_stop = AtomicBool::new(false);
+    let no_stop = AtomicBool::new(false);
+    let shared_nodes = AtomicU64::new(0);
+    let threads = cfg.threads.max(1);
+
+    let mut result = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for t in 1..threads {
+            let ev = &evaluator;
+            let hs = &helpers_stop;
+            let sn = &shared_nodes;
+            let order0 = moves.clone();
+            handles.push(scope.spawn(move || {
+                let ctl = StopControl {
+                    stop,
+                    helpers_stop: hs,
+                    deadline,
+                    node_limit: limits.nodes,
+                    shared_nodes: sn,
+                };
+                let mut s = Searcher::new(tt, ev, ctl, history, t as u64);
+                s.set_root(root);
+                let mut order = order0;
+                // Helpers start at different depths so that threads fill the table ahead of
+                // each other.
+                let mut d = 1 + (t as u32 % 2);
+                while d <= max_depth {
+                    if s.search_root(root, &mut order, d, None).is_none() || s.aborted() {
+                        break;
+                    }
+                    d += 1;
+                }
+                s.flush_nodes();
+                s.counters
+            }));
+        }
+        let ctl = StopControl {
+            stop,
+            helpers_stop: &no_stop,
+            deadline,
+            node_limit: limits.nodes,
+            shared_nodes: &shared_nodes,
+        };
+        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0);
+        s.set_root(root);
+        let mut order = moves.clone();
+        let mut last: Option<Iteration<G::B>> = None;
+        let mut completed = 0;
+        let mut reason = StopReason::Depth;
+        let mut rng_state = rng;
+        for depth in 1..=max_depth {
+            let mut pick = |n: usize| {
+                let x = xorshift(rng_state.unwrap_or(1));
+                rng_state = Some(x);
+                (x % n as u64) as usize
+            };
+            let tie: Option<&mut dyn FnMut(usize) -> usize> =
+                if rng.is_some() { Some(&mut pick) } else { None };
+            let it = s.search_root(root, &mut order, depth, tie);
+            match it {
+                None => {}
+                Some(it) if it.partial => {
+                    last = Some(it);
+                }
+                Some(it) => {
+                    completed = depth;
+                    last = Some(it);
+                }
+            }
+            if s.aborted() {
+                reason = if stop.load(Ordering::Relaxed) {
+                    StopReason::Stopped
+                } else if limits
+                    .nodes
+                    .is_some_and(|n| shared_nodes.load(Ordering::Relaxed) >= n)
+                {
+                    StopReason::Nodes
+                } else {
+                    StopReason::Time
+                };
+                break;
+            }
+            s.flush_nodes();
+            if let Some(it) = &last {
+                let i = make_info::<G>(&s.counters, &shared_nodes, start, completed, it, tt);
+                on_info(&i);
+                let proven = Score(it.score)
+                    .plies_to_end()
+                    .is_some_and(|p| p.unsigned_abs() <= depth);
+                if proven {
+                    reason = StopReason::Proven;
+                    break;
+                }
+            }
+            if soft.is_some_and(|t| Instant::now() >= t) {
+                reason = StopReason::Time;
+                break;
+            }
+        }
+        helpers_stop.store(true, Ordering::Relaxed);
+        s.flush_nodes();
+        let mut counters = s.counters;
+        for h in handles {
+            if let Ok(c) = h.join() {
+                counters.add(&c);
+            }
+        }
+        (last, completed, reason, counters)
+    });
+    let (last, completed, reason, counters) = &mut result;
+    let info = match last {
+        Some(it) => make_info::<G>(counters, &shared_nodes, start, *completed, it, tt),
+        None => Info {
+            time: start.elapsed(),
+            ..Info::default()
+        },
+    };
+    let best = match last {
+        Some(it) if !it.pv.is_empty() => Some(MoveInfo::of::<G>(&it.pv[0])),
+        _ => moves.first().map(MoveInfo::of::<G>),
+    };
+    SearchResult {
+        best,
+        info,
+        reason: *reason,
+    }
+}
+
+fn make_info<G: Geometry>(
+    counters: &Counters,
+    shared_nodes: &AtomicU64,
+    start: Instant,
+    completed: u32,
+    it: &Iteration<G::B>,
+    tt: &Tt,
+) -> Info {
+    let time = start.elapsed();
+    let nodes = shared_nodes.load(Ordering::Relaxed).max(counters.nodes);
+    let secs = time.as_secs_f64();
+    Info {
+        depth: completed,
+        seldepth: counters.seldepth,
+        score: Score(it.score),
+        nodes,
+        nps: if secs > 0.0 {
+            (nodes as f64 / secs) as u64
+        } else {
+            0
+        },
+        time,
+        tt_hits: counters.tt_hits,
+        tt_cutoffs: counters.tt_cutoffs,
+        beta_cutoffs: counters.beta_cutoffs,
+        pv: moves_info::<G>(&it.pv),
+        hashfull: tt.hashfull(),
+    }
+}

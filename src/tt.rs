@@ -1,0 +1,212 @@
+//! The transposition table: a fixed-size, lock-free hash table shared by all search threads.
+//!
+//! Each entry is two `AtomicU64`s: the key xored with the data, and the data. A torn write (two
+//! threads storing at once) makes the key check fail, so a reader never trusts a mixed entry. The
+//! table never grows: its size in MiB is fixed when it is made, which bounds the engine's memory.
+//!
+//! Buckets hold two entries: one kept by depth, one always replaced.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a stored score means.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact,
+    /// A lower bound (the search failed high).
+    Lower,
+    /// An upper bound (the search failed low).
+    Upper,
+}
+
+/// One stored search result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Score (mate scores relative to this node).
+    pub score: i16,
+    /// Index of the best move in generation order, or `u16::MAX`.
+    pub mv: u16,
+    /// Remaining depth the score was searched to.
+    pub depth: u8,
+    /// Kind of bound.
+    pub bound: Bound,
+}
+
+impl Entry {
+    fn pack(self, generation: u8) -> u64 {
+        let bound = match self.bound {
+            Bound::Exact => 0u64,
+            Bound::Lower => 1,
+            Bound::Upper => 2,
+        };
+        (self.score as u16 as u64)
+            | (self.mv as u64) << 16
+            | (self.depth as u64) << 32
+            | bound << 40
+            | (generation as u64) << 48
+    }
+
+    fn unpack(data: u64) -> (Entry, u8) {
+        let bound = match (data >> 40) & 0xff {
+            0 => Bound::Exact,
+            1 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        (
+            Entry {
+                score: data as u16 as i16,
+                mv: (data >> 16) as u16,
+                depth: (data >> 32) as u8,
+                bound,
+            },
+            (data >> 48) as u8,
+        )
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The table.
+pub struct Tt {
+    slots: Vec<Slot>,
+    mask: usize,
+    generation: AtomicU64,
+}
+
+impl std::fmt::Debug for Tt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tt({} entries)", self.slots.len())
+    }
+}
+
+/// Bytes per entry.
+pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
+
+impl Tt {
+    /// A table of at most `mib` MiB (at least 1 KiB; a power-of-two number of entries).
+    pub fn new(mib: usize) -> Tt {
+        let bytes = mib.saturating_mul(1 << 20).max(1024);
+        let mut entries = (bytes / ENTRY_BYTES).next_power_of_two();
+        if entries * ENTRY_BYTES > bytes {
+            entries /= 2;
+        }
+        let entries = entries.max(2);
+        let mut slots = Vec::with_capacity(entries);
+        slots.resize_with(entries, Slot::default);
+        Tt {
+            slots,
+            mask: entries - 2,
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * ENTRY_BYTES
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        for s in &mut self.slots {
+            *s = Slot::default();
+        }
+    }
+
+    /// Starts a new search: older entries become preferred for replacement.
+    pub fn new_search(&self) {
+        self.generation.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn generation(&self) -> u8 {
+        self.generation.load(Ordering::Relaxed) as u8
+    }
+
+    #[inline]
+    fn bucket(&self, key: u64) -> usize {
+        (key as usize) & self.mask
+    }
+
+    /// The entry stored for `key`, if any.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        for slot in &self.slots[b..b + 2] {
+            let data = slot.data.load(Ordering::Relaxed);
+            let check = slot.check.load(Ordering::Relaxed);
+            if check ^ data == key && data != 0 {
+                return Some(Entry::unpack(data).0);
+            }
+        }
+        None
+    }
+
+    /// Stores an entry for `key`.
+    #[inline]
+    pub fn store(&self, key: u64, entry: Entry) {
+        let b = self.bucket(key);
+        let gen = self.generation();
+        let data = entry.pack(gen);
+        let deep = &self.slots[b];
+        let old = deep.data.load(Ordering::Relaxed);
+        let old_key = deep.check.load(Ordering::Relaxed) ^ old;
+        let (old_entry, old_gen) = Entry::unpack(old);
+        let slot = if old == 0 || old_key == key || old_gen != gen || entry.depth >= old_entry.depth
+        {
+            deep
+        } else {
+            &self.slots[b + 1]
+        };
+        slot.data.store(data, Ordering::Relaxed);
+        slot.check.store(key ^ data, Ordering::Relaxed);
+    }
+
+    /// Permille of the first thousand buckets' entries written in this search (like UCI hashfull).
+    pub fn hashfull(&self) -> u32 {
+        let gen = self.generation();
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && Entry::unpack(d).1 == gen
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_finds() {
+        let tt = Tt::new(1);
+        assert!(tt.bytes() <= 1 << 20);
+        let e = Entry {
+            score: -1234,
+            mv: 7,
+            depth: 9,
+            bound: Bound::Lower,
+        };
+        tt.store(0xDEAD_BEEF_1234_5678, e);
+        assert_eq!(tt.probe(0xDEAD_BEEF_1234_5678), Some(e));
+        assert_eq!(tt.probe(0x1111_2222_3333_4444), None);
+    }
+
+    #[test]
+    fn size_is_bounded() {
+        for mib in [0, 1, 3, 16, 100] {
+            let tt = Tt::new(mib);
+            assert!(
+                tt.bytes() <= (mib.max(1)) << 20,
+                "{mib} MiB -> {}",
+                tt.bytes()
+            );
+        }
+    }
+}
