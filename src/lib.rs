@@ -14,18 +14,26 @@
 //! - [`tt`]: the transposition table;
 //! - [`search`]: alpha-beta search, generic over the board size;
 //! - [`engine`]: the size-independent engine component (limits, progress, results);
-//! - [`game`]: a game's moves, undo and draw rules.
+//! - [`game`]: a game's moves, undo and draw rules;
+//! - [`fen`]: draughts FEN positions;
+//! - [`protocol`]: the daemon protocol's typed commands and replies;
+//! - [`transport`]: line framing, stdin/stdout and serial devices;
+//! - [`daemon`]: the game-tracking daemon behind `checkersbot serve` and `replay`.
 
 pub mod any;
 pub mod bitboard;
 pub mod board;
+pub mod daemon;
 pub mod engine;
 pub mod eval;
+pub mod fen;
 pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
 pub mod position;
+pub mod protocol;
 pub mod search;
+pub mod transport;
 pub mod tt;
 pub mod zobrist;

@@ -25,6 +25,10 @@ enum Command {
     Moves(cmd::moves::MovesArgs),
     /// Search a position and print the best move.
     Search(cmd::search::SearchArgs),
+    /// Run the daemon: boards in, arm moves out (stdin/stdout or --serial); see protocol/PROTOCOL.md.
+    Serve(cmd::serve::ServeArgs),
+    /// Feed a recorded file of protocol input through the daemon and print the replies.
+    Replay(cmd::replay::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +38,8 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Moves(args) => cmd::moves::run(&args),
         Command::Search(args) => cmd::search::run(&args),
+        Command::Serve(args) => cmd::serve::run(&args),
+        Command::Replay(args) => cmd::replay::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

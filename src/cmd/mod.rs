@@ -3,4 +3,6 @@
 pub mod common;
 pub mod moves;
 pub mod perft;
+pub mod replay;
 pub mod search;
+pub mod serve;

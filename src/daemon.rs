@@ -1,0 +1,776 @@
+//! The daemon: the one owner of the game state. It receives [`Event`]s on a channel (input lines
+//! from a reader thread, search progress from the engine thread, signals), decides, and writes
+//! replies through its single [`LineSink`]. The rules it follows are those of
+//! `protocol/PROTOCOL.md`: game tracking with inference of the opponent's move, arm-failure and
+//! misread diagnosis, unchanged boards, colour-only and rotated cameras, strict and lenient modes.
+//!
+//! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
+//! flag, so the daemon keeps answering `ping` and `stop` while it searches.
+
+use crate::any::{AnyPosition, MoveInfo};
+use crate::board::{initial_grid, BoardError, Grid};
+use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
+use crate::fen::parse_fen;
+use crate::game::Game;
+use crate::geometry::{BoardSize, Coord};
+use crate::position::{Piece, Side};
+use crate::protocol::{
+    Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
+    Setup,
+};
+use crate::transport::{FrameError, Input, LineSink};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything the daemon reacts to, in the order it arrives.
+#[derive(Debug)]
+pub enum Event {
+    /// From the reader thread.
+    Input(Input),
+    /// A termination signal (its number).
+    Signal(i32),
+    /// Progress of the running search.
+    SearchInfo(Info),
+    /// The running search's result.
+    SearchDone(SearchResult),
+}
+
+/// The daemon's settings (the `serve` flags, changed by `set`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Time per move (`None`: no time limit).
+    pub movetime: Option<Duration>,
+    /// Depth limit (`None`: none).
+    pub depth: Option<u32>,
+    /// Search threads.
+    pub threads: usize,
+    /// Transposition table MiB.
+    pub hash_mb: usize,
+    /// Start layout of `newgame` without arguments (`None`: the standard start of `size`).
+    pub layout: Option<Grid>,
+    /// Board size of `newgame` and `position fen`.
+    pub size: BoardSize,
+    /// Reject unexplained boards (else accept them as new positions).
+    pub strict: bool,
+    /// Compare boards by colour only; kings come from the game.
+    pub colour_only: bool,
+    /// Read `board` rows rotated 180 degrees.
+    pub rotated: bool,
+    /// Which search lines to write.
+    pub info: InfoMode,
+    /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
+    pub timing: bool,
+    /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
+    pub transcript: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            movetime: Some(Duration::from_millis(1000)),
+            depth: None,
+            threads: 1,
+            hash_mb: 16,
+            layout: None,
+            size: BoardSize::S8,
+            strict: true,
+            colour_only: false,
+            rotated: false,
+            info: InfoMode::Iterations,
+            timing: true,
+            transcript: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Replay defaults: depth 6, no time limit, one thread, no timings (reproducible output).
+    pub fn deterministic() -> Settings {
+        Settings {
+            movetime: None,
+            depth: Some(6),
+            threads: 1,
+            timing: false,
+            ..Settings::default()
+        }
+    }
+
+    fn limits(&self) -> Limits {
+        Limits {
+            movetime: self.movetime,
+            depth: self.depth,
+            nodes: None,
+        }
+    }
+}
+
+/// A job for the engine thread.
+struct Job {
+    pos: AnyPosition,
+    history: Vec<u64>,
+    limits: Limits,
+    threads: usize,
+    hash_mb: usize,
+    new_game: bool,
+}
+
+/// Where the game stands.
+#[derive(Clone, Debug)]
+enum Tracking {
+    /// No `newgame` or `position` yet.
+    NoGame,
+    /// After `newgame`: the start is known, the side to move not yet.
+    Fresh { start: Grid },
+    /// A game in progress; `last_bot` is the position before the bot's last move and that move,
+    /// while the daemon waits for the board after it.
+    Playing {
+        game: Game,
+        last_bot: Option<(AnyPosition, MoveInfo)>,
+    },
+}
+
+/// A search in progress.
+#[derive(Debug)]
+struct Pending {
+    /// `stop` requests to answer with `ok` after the move.
+    stops: usize,
+    /// A `quit` to answer with `bye` after the move.
+    quit: bool,
+}
+
+/// The daemon.
+pub struct Daemon {
+    settings: Settings,
+    tracking: Tracking,
+    out: Box<dyn LineSink>,
+    jobs: Sender<Job>,
+    stop: Arc<AtomicBool>,
+    pending: Option<Pending>,
+    new_game: bool,
+    exiting: bool,
+    ack: Option<Sender<()>>,
+}
+
+impl std::fmt::Debug for Daemon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Daemon")
+            .field("settings", &self.settings)
+            .field("tracking", &self.tracking)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Pieces as a colour-only camera sees them.
+fn colour(p: Option<Piece>) -> Option<Side> {
+    p.map(|p| p.side)
+}
+
+fn same_cell(a: Option<Piece>, b: Option<Piece>, colour_only: bool) -> bool {
+    if colour_only {
+        colour(a) == colour(b)
+    } else {
+        a == b
+    }
+}
+
+/// Squares where two grids of the same size differ (by colour only if asked).
+fn differing(a: &Grid, b: &Grid, colour_only: bool) -> Vec<Coord> {
+    a.playable()
+        .filter(|&c| !same_cell(a.get(c), b.get(c), colour_only))
+        .collect()
+}
+
+fn same_board(a: &Grid, b: &Grid, colour_only: bool) -> bool {
+    a.size() == b.size() && differing(a, b, colour_only).is_empty()
+}
+
+fn squares_list(coords: &[Coord]) -> String {
+    coords
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Reads a camera board: rotated if asked (the one-line form reversed is the board turned 180
+/// degrees), and in colour-only mode with men everywhere but on the crowning rows.
+pub fn camera_grid(rows: &str, rotated: bool, colour_only: bool) -> Result<Grid, BoardError> {
+    let mut text: String = if rotated {
+        rows.chars().rev().collect()
+    } else {
+        rows.to_string()
+    };
+    if colour_only {
+        let n = text.split('/').count();
+        text = text
+            .split('/')
+            .enumerate()
+            .map(|(r, row)| {
+                row.chars()
+                    .map(|c| match c {
+                        'p' | 'P' if r == 0 => 'P',
+                        'p' | 'P' => 'p',
+                        'b' | 'B' if r + 1 == n => 'B',
+                        'b' | 'B' => 'b',
+                        c => c,
+                    })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+    }
+    Grid::parse_line(&text)
+}
+
+/// Whether `board` is the position before the bot's move `mv` (`p0`), or part way from it to the
+/// position after it (`p1`): every square that differs from `p1` is one the move touches and holds
+/// what it held before the move, or the moving piece stands on a landing square of the path (the
+/// arm stopped on the way or did not crown).
+fn arm_incomplete(board: &Grid, p0: &Grid, p1: &Grid, mv: &MoveInfo, colour_only: bool) -> bool {
+    let diffs = differing(board, p1, colour_only);
+    if diffs.is_empty() {
+        return false;
+    }
+    let Some(&from) = mv.path.first() else {
+        return false;
+    };
+    let mover = p0.get(from);
+    diffs.iter().all(|c| {
+        let touched = mv.path.contains(c) || mv.captured.contains(c);
+        let landing = mv.path[1..].contains(c);
+        touched
+            && (same_cell(board.get(*c), p0.get(*c), colour_only)
+                || (landing && same_cell(board.get(*c), mover, colour_only)))
+    })
+}
+
+impl Daemon {
+    /// A daemon writing to `out`; `events` is the sender of the channel that [`Daemon::run`] will
+    /// read (the engine thread reports on it). Starts the engine thread.
+    pub fn new(settings: Settings, out: Box<dyn LineSink>, events: Sender<Event>) -> Daemon {
+        let (jobs, job_rx) = channel::<Job>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let engine_stop = Arc::clone(&stop);
+        let config = EngineConfig {
+            hash_mb: settings.hash_mb,
+            threads: settings.threads,
+            ..EngineConfig::default()
+        };
+        std::thread::Builder::new()
+            .name("engine".into())
+            .spawn(move || engine_thread(config, job_rx, events, engine_stop))
+            .map_err(|e| tracing::error!("cannot start the engine thread: {e}"))
+            .ok();
+        Daemon {
+            settings,
+            tracking: Tracking::NoGame,
+            out,
+            jobs,
+            stop,
+            pending: None,
+            new_game: true,
+            exiting: false,
+            ack: None,
+        }
+    }
+
+    /// Lockstep mode (replay): after each input line is fully answered, a `()` is sent on `ack`.
+    pub fn with_ack(mut self, ack: Sender<()>) -> Daemon {
+        self.ack = Some(ack);
+        self
+    }
+
+    /// Handles events until `quit`, the end of input or a signal (after the reply to a request in
+    /// progress), or until every sender is gone.
+    pub fn run(mut self, events: Receiver<Event>) {
+        while let Ok(event) = events.recv() {
+            self.handle(event);
+            if self.exiting && self.pending.is_none() {
+                break;
+            }
+        }
+        tracing::info!("daemon exits");
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Input(Input::Line(line)) => {
+                if self.settings.transcript {
+                    self.raw(&format!("> {line}"));
+                }
+                tracing::debug!("< {line}");
+                match Command::parse(&line) {
+                    Ok(None) => {}
+                    Ok(Some(cmd)) => self.command(cmd),
+                    Err(e) => self.send(&e.reply()),
+                }
+                self.ack_if_idle();
+            }
+            Event::Input(Input::Bad(e)) => {
+                let code = match e {
+                    FrameError::TooLong { .. } => ErrorCode::LineTooLong,
+                    FrameError::NotUtf8 { .. } => ErrorCode::NotUtf8,
+                };
+                if self.settings.transcript {
+                    self.raw(&format!("> [{code}]"));
+                }
+                self.send(&ProtocolError::new(code, e.to_string()).reply());
+                self.ack_if_idle();
+            }
+            Event::Input(Input::End) => {
+                tracing::info!("end of input");
+                self.begin_exit();
+                self.ack_if_idle();
+            }
+            Event::Signal(sig) => {
+                tracing::info!("signal {sig}: exiting");
+                self.begin_exit();
+            }
+            Event::SearchInfo(info) => {
+                if self.settings.info == InfoMode::Iterations && self.pending.is_some() {
+                    let line = SearchInfo::of(&info, self.settings.timing);
+                    self.send(&Reply::Info(InfoLine::Search(line)));
+                }
+            }
+            Event::SearchDone(result) => self.search_done(result),
+        }
+    }
+
+    fn begin_exit(&mut self) {
+        self.exiting = true;
+        if self.pending.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn ack_if_idle(&self) {
+        if self.pending.is_none() {
+            if let Some(ack) = &self.ack {
+                // The reader may be gone already; nothing to do then.
+                ack.send(()).ok();
+            }
+        }
+    }
+
+    fn raw(&mut self, line: &str) {
+        if let Err(e) = self.out.send_line(line) {
+            tracing::warn!("cannot write '{line}': {e}");
+        }
+    }
+
+    fn send(&mut self, reply: &Reply) {
+        let text = reply.to_string();
+        tracing::debug!("> {text}");
+        if self.settings.transcript {
+            self.raw(&format!("< {text}"));
+        } else {
+            self.raw(&text);
+        }
+    }
+
+    fn error(&mut self, code: ErrorCode, message: impl Into<String>) {
+        self.send(&ProtocolError::new(code, message).reply());
+    }
+
+    fn command(&mut self, cmd: Command) {
+        let busy = self.pending.is_some();
+        match cmd {
+            Command::Hello => self.send(&Reply::hello()),
+            Command::Ping => self.send(&Reply::Pong),
+            Command::Stop => match &mut self.pending {
+                Some(p) => {
+                    p.stops += 1;
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                None => self.send(&Reply::Ok),
+            },
+            Command::Quit => match &mut self.pending {
+                Some(p) => {
+                    p.quit = true;
+                    self.exiting = true;
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                None => {
+                    self.send(&Reply::Bye);
+                    self.exiting = true;
+                }
+            },
+            Command::Set(opt) => {
+                self.set(opt);
+                self.send(&Reply::Ok);
+            }
+            Command::NewGame(_) | Command::Position(_) | Command::Board { .. } if busy => {
+                self.error(
+                    ErrorCode::Busy,
+                    "a search is running; wait for its move or send stop",
+                );
+            }
+            Command::NewGame(layout) => self.newgame(layout),
+            Command::Position(setup) => self.position(setup),
+            Command::Board { rows, side } => self.board(&rows, side),
+        }
+    }
+
+    fn set(&mut self, opt: SetOption) {
+        let s = &mut self.settings;
+        match opt {
+            SetOption::Movetime(ms) => {
+                s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            SetOption::Depth(d) => s.depth = (d > 0).then_some(d),
+            SetOption::Threads(t) => s.threads = t,
+            SetOption::Hash(mb) => s.hash_mb = mb,
+            SetOption::Size(size) => {
+                s.size = size;
+                s.layout = None;
+            }
+            SetOption::Strict(b) => s.strict = b,
+            SetOption::ColourOnly(b) => s.colour_only = b,
+            SetOption::Rotated(b) => s.rotated = b,
+            SetOption::Info(m) => s.info = m,
+        }
+    }
+
+    fn newgame(&mut self, layout: Option<Layout>) {
+        let start = match layout {
+            None => self
+                .settings
+                .layout
+                .clone()
+                .unwrap_or_else(|| initial_grid(self.settings.size)),
+            Some(Layout::Size(size)) => initial_grid(size),
+            Some(Layout::Rows(rows)) => match Grid::parse_line(&rows) {
+                Ok(g) => g,
+                Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            },
+        };
+        self.settings.size = start.size();
+        self.tracking = Tracking::Fresh { start };
+        self.new_game = true;
+        self.send(&Reply::Ok);
+    }
+
+    fn position(&mut self, setup: Setup) {
+        let (grid, side) = match setup {
+            Setup::Rows { rows, side } => match Grid::parse_line(&rows) {
+                Ok(g) => (g, side),
+                Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            },
+            Setup::Fen(fen) => match parse_fen(&fen, self.settings.size) {
+                Ok(x) => x,
+                Err(e) => return self.error(ErrorCode::BadFen, e.to_string()),
+            },
+        };
+        self.settings.size = grid.size();
+        self.tracking = Tracking::Playing {
+            game: Game::new(AnyPosition::from_grid(&grid, side)),
+            last_bot: None,
+        };
+        self.new_game = true;
+        self.send(&Reply::Ok);
+    }
+
+    fn board(&mut self, rows: &str, side: Side) {
+        let colour_only = self.settings.colour_only;
+        let board = match camera_grid(rows, self.settings.rotated, colour_only) {
+            Ok(g) => g,
+            Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+        };
+        let expected_size = match &self.tracking {
+            Tracking::NoGame => {
+                return self.error(ErrorCode::NoGame, "no game: send newgame or position first")
+            }
+            Tracking::Fresh { start } => start.size(),
+            Tracking::Playing { game, .. } => game.current().size(),
+        };
+        if board.size() != expected_size {
+            return self.error(
+                ErrorCode::BadBoard,
+                format!(
+                    "the board is {} but the game is {expected_size}",
+                    board.size()
+                ),
+            );
+        }
+        match self.tracking.clone() {
+            Tracking::NoGame => {}
+            Tracking::Fresh { start } => self.first_board(&start, &board, side),
+            Tracking::Playing { game, last_bot } => self.next_board(game, last_bot, &board, side),
+        }
+    }
+
+    /// The first board after `newgame`.
+    fn first_board(&mut self, start: &Grid, board: &Grid, side: Side) {
+        let colour_only = self.settings.colour_only;
+        if same_board(board, start, colour_only) {
+            let game = Game::new(AnyPosition::from_grid(start, side));
+            return self.play_on(game);
+        }
+        let from = AnyPosition::from_grid(start, Side::Player);
+        if let Some(mv) = infer(&from, board, colour_only) {
+            let mut game = Game::new(from);
+            return self.opponent_moved(&mut game, mv);
+        }
+        let diffs = differing(board, start, colour_only);
+        self.unexplained(
+            board,
+            side,
+            &diffs,
+            "no legal move by p leads from the start position to this board",
+        );
+    }
+
+    /// A board during a game.
+    fn next_board(
+        &mut self,
+        mut game: Game,
+        last_bot: Option<(AnyPosition, MoveInfo)>,
+        board: &Grid,
+        side: Side,
+    ) {
+        let colour_only = self.settings.colour_only;
+        let cur = *game.current();
+        let cur_grid = cur.grid();
+        let status = game.status();
+        if status.is_over() {
+            if same_board(board, &cur_grid, colour_only) {
+                return self.send(&Reply::GameOver(status));
+            }
+            let diffs = differing(board, &cur_grid, colour_only);
+            return self.error(
+                ErrorCode::GameOver,
+                format!(
+                    "{}: the game is over ({status}); send newgame or position",
+                    squares_list(&diffs)
+                ),
+            );
+        }
+        if same_board(board, &cur_grid, colour_only) {
+            return self.play_on(game);
+        }
+        if cur.side() == Side::Player {
+            if let Some(mv) = infer(&cur, board, colour_only) {
+                return self.opponent_moved(&mut game, mv);
+            }
+        }
+        let diffs = differing(board, &cur_grid, colour_only);
+        if let Some((p0, mv)) = &last_bot {
+            if arm_incomplete(board, &p0.grid(), &cur_grid, mv, colour_only) {
+                return self.error(
+                    ErrorCode::ArmIncomplete,
+                    format!(
+                        "{}: the arm has not completed move {} (the board differs from the position after it)",
+                        squares_list(&diffs),
+                        Reply::Move(mv.clone()).to_string().trim_start_matches("move ")
+                    ),
+                );
+            }
+        }
+        let why = match cur.side() {
+            Side::Player => {
+                "no legal move by p leads from the expected position to this board".to_string()
+            }
+            Side::Bot => "the board changed while the bot is to move".to_string(),
+        };
+        self.unexplained(board, side, &diffs, &why);
+    }
+
+    /// A board that nothing explains: rejected in strict mode, a new start in lenient mode.
+    fn unexplained(&mut self, board: &Grid, side: Side, diffs: &[Coord], why: &str) {
+        if self.settings.strict {
+            return self.error(
+                ErrorCode::IllegalTransition,
+                format!("{}: {why}", squares_list(diffs)),
+            );
+        }
+        tracing::warn!("lenient mode: accepting an unexplained board as a new position");
+        let pos = AnyPosition::from_grid(board, side);
+        self.send(&Reply::Info(InfoLine::Accepted {
+            rows: board.to_line(),
+            side,
+        }));
+        self.new_game = true;
+        self.play_on(Game::new(pos));
+    }
+
+    /// The opponent played `mv` in `game`: report it, then end the game or search.
+    fn opponent_moved(&mut self, game: &mut Game, mv: MoveInfo) {
+        tracing::info!("opponent played {}", mv.notation());
+        game.play(&mv);
+        self.send(&Reply::Info(InfoLine::Opponent(mv)));
+        self.play_on(game.clone());
+    }
+
+    /// The board shows `game`'s current position: game over, the bot's turn (search) or the
+    /// opponent's (unchanged).
+    fn play_on(&mut self, game: Game) {
+        let status = game.status();
+        let cur = *game.current();
+        let history = game.history_keys();
+        self.tracking = Tracking::Playing {
+            game,
+            last_bot: None,
+        };
+        if status.is_over() {
+            return self.send(&Reply::GameOver(status));
+        }
+        if cur.side() == Side::Player {
+            return self.send(&Reply::Unchanged);
+        }
+        self.start_search(cur, history);
+    }
+
+    fn start_search(&mut self, pos: AnyPosition, history: Vec<u64>) {
+        self.stop.store(false, Ordering::Relaxed);
+        let job = Job {
+            pos,
+            history,
+            limits: self.settings.limits(),
+            threads: self.settings.threads,
+            hash_mb: self.settings.hash_mb,
+            new_game: std::mem::take(&mut self.new_game),
+        };
+        if self.jobs.send(job).is_err() {
+            tracing::error!("the engine thread is gone");
+            return self.error(ErrorCode::Busy, "the engine is not running");
+        }
+        self.pending = Some(Pending {
+            stops: 0,
+            quit: false,
+        });
+        if self.exiting {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn search_done(&mut self, result: SearchResult) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        if self.settings.info == InfoMode::Final && !result.info.pv.is_empty() {
+            let line = SearchInfo::of(&result.info, self.settings.timing);
+            self.send(&Reply::Info(InfoLine::Search(line)));
+        }
+        tracing::info!(
+            "search: depth {} score {} nodes {} time {} ms, stop {}",
+            result.info.depth,
+            result.info.score,
+            result.info.nodes,
+            result.info.time.as_millis(),
+            result.reason.word()
+        );
+        match (&mut self.tracking, result.best) {
+            (Tracking::Playing { game, last_bot }, Some(mv)) => {
+                let before = *game.current();
+                if game.play(&mv).is_some() {
+                    *last_bot = Some((before, mv.clone()));
+                    self.send(&Reply::Move(mv));
+                } else {
+                    tracing::error!("the engine answered an illegal move {}", mv.notation());
+                    self.error(ErrorCode::Busy, "internal error: no move found");
+                }
+            }
+            (Tracking::Playing { game, .. }, None) => {
+                let status = game.status();
+                self.send(&Reply::GameOver(status));
+            }
+            _ => self.error(ErrorCode::NoGame, "the game was replaced during the search"),
+        }
+        for _ in 0..pending.stops {
+            self.send(&Reply::Ok);
+        }
+        if pending.quit {
+            self.send(&Reply::Bye);
+        }
+        self.ack_if_idle();
+    }
+}
+
+/// The legal move of `from`'s side that leads to `board`, if any.
+fn infer(from: &AnyPosition, board: &Grid, colour_only: bool) -> Option<MoveInfo> {
+    from.successors()
+        .into_iter()
+        .find(|(_, p)| same_board(board, &p.grid(), colour_only))
+        .map(|(m, _)| m)
+}
+
+fn engine_thread(
+    config: EngineConfig,
+    jobs: Receiver<Job>,
+    events: Sender<Event>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut engine = Engine::new(config);
+    while let Ok(job) = jobs.recv() {
+        if engine.config().hash_mb != job.hash_mb {
+            engine.set_hash_mb(job.hash_mb);
+        }
+        engine.set_threads(job.threads);
+        if job.new_game {
+            engine.new_game();
+        }
+        let tx = events.clone();
+        let result = engine.search(&job.pos, &job.history, &job.limits, &stop, &mut |info| {
+            tx.send(Event::SearchInfo(info.clone())).ok();
+        });
+        if events.send(Event::SearchDone(result)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Runs a daemon over `input` in lockstep: each line is handed over only after the previous one
+/// is fully answered, so the output does not depend on timing. Used by `replay` and the tests.
+pub fn replay<R: std::io::Read + Send + 'static>(
+    settings: Settings,
+    input: R,
+    out: Box<dyn LineSink>,
+) {
+    let (tx, rx) = channel();
+    let (ack_tx, ack_rx) = channel();
+    let daemon = Daemon::new(settings, out, tx.clone()).with_ack(ack_tx);
+    std::thread::spawn(move || {
+        let mut reader = crate::transport::LineReader::new(input);
+        let mut deliver =
+            |input: Input| tx.send(Event::Input(input)).is_ok() && ack_rx.recv().is_ok();
+        if let Err(e) = reader.pump(&mut deliver) {
+            tracing::warn!("read error: {e}");
+        }
+        deliver(Input::End);
+    });
+    daemon.run(rx);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotated_and_colour_only_camera_boards() {
+        let g = camera_grid("_p_p/____/____/b_b_", true, false).unwrap();
+        assert_eq!(g.to_line(), "_b_b/____/____/p_p_");
+        // A colour-only camera sees a king as a man; on a crowning row it must be a king.
+        let g = camera_grid("_p__/____/_b__/____", false, true).unwrap();
+        assert_eq!(g.to_line(), "_P__/____/_b__/____");
+        let g = camera_grid("_B__/____/____/b___", false, true).unwrap();
+        assert_eq!(g.to_line(), "_b__/____/____/B___");
+    }
+
+    #[test]
+    fn arm_failure_is_told_from_a_misread() {
+        let p0 = Grid::parse_line("_b_b/____/____/p_p_").unwrap();
+        let start = AnyPosition::from_grid(&p0, Side::Bot);
+        let mv = start.parse_move("A1 B0").unwrap();
+        let p1 = start.play(&mv).unwrap().grid();
+        assert!(arm_incomplete(&p0, &p0, &p1, &mv, false));
+        // Lifted, not placed.
+        let lifted = Grid::parse_line("___b/____/____/p_p_").unwrap();
+        assert!(arm_incomplete(&lifted, &p0, &p1, &mv, false));
+        // A misread elsewhere.
+        let other = Grid::parse_line("___b/b___/____/p___").unwrap();
+        assert!(!arm_incomplete(&other, &p0, &p1, &mv, false));
+        assert!(!arm_incomplete(&p1, &p0, &p1, &mv, false));
+    }
+}
