@@ -649,7 +649,7 @@ impl Daemon {
         let Some(pending) = self.pending.take() else {
             return;
         };
-        if self.settings.info == InfoMode::Final && !result.info.pv.is_empty() {
+        if self.settings.info == InfoMode::Final && result.info.depth > 0 {
             let line = SearchInfo::of(&result.info, self.settings.timing);
             self.send(&Reply::Info(InfoLine::Search(line)));
         }

@@ -39,7 +39,7 @@ pub enum FenError {
     #[error("'{0}' is not a square number")]
     Number(String),
     /// A square number outside `1..=N*N/2`.
-    #[error("square {num} is off a {size} board (squares 1 to {max})")]
+    #[error("square {num} is off the {size} board (squares 1 to {max})")]
     OffBoard {
         /// The number.
         num: usize,
