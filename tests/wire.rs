@@ -1,0 +1,533 @@
+//! The daemon on the wire: the real `checkersbot serve` binary over pipes and over a pseudo-terminal
+//! pair, with deadlines, answers while searching, clean exits, a serial device that disappears
+//! and comes back, and thousands of malformed lines.
+
+use checkersbot::any::AnyPosition;
+use checkersbot::board::{initial_grid, Grid};
+use checkersbot::daemon::{replay, Settings};
+use checkersbot::geometry::BoardSize;
+use checkersbot::position::Side;
+use checkersbot::protocol::{Command, Reply, MAX_LINE};
+use checkersbot::transport::{LineReader, MemorySink};
+use std::io::Write;
+use std::os::unix::io::AsRawFd;
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Lines arriving from a reader, on a channel (so that waits can time out).
+fn line_channel<R: std::io::Read + Send + 'static>(r: R) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let mut reader = LineReader::new(r);
+        while let Ok(Some(Ok(line))) = reader.next_line() {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The daemon as a child process speaking over pipes.
+struct Daemon {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Daemon {
+    fn start(args: &[&str]) -> Daemon {
+        let mut child = Process::new(BIN)
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if std::env::var_os("WIRE_LOG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .spawn()
+            .expect("start checkersbot serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let stdin = child.stdin.take();
+        Daemon {
+            child,
+            stdin,
+            lines: line_channel(stdout),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn next(&self) -> String {
+        self.lines.recv_timeout(WAIT).expect("a reply in time")
+    }
+
+    /// The final reply, skipping info lines.
+    fn reply(&self) -> String {
+        loop {
+            let l = self.next();
+            if !l.starts_with("info ") {
+                return l;
+            }
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> String {
+        self.send(line);
+        self.reply()
+    }
+
+    fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let end = Instant::now() + within;
+        while Instant::now() < end {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.child.kill().ok();
+            self.child.wait().ok();
+        }
+    }
+}
+
+/// The position after a `move` reply.
+fn after(pos: &AnyPosition, reply: &str) -> AnyPosition {
+    match Reply::parse(reply) {
+        Ok(Reply::Move(m)) => pos.play(&m).expect("the bot's move is legal"),
+        other => panic!("expected a move, got {reply} ({other:?})"),
+    }
+}
+
+fn board_line(pos: &AnyPosition, side: Side) -> String {
+    format!("board {} {side}", pos.to_line())
+}
+
+/// Plays `rounds` of person move + bot move, the person taking its first legal move; returns the
+/// times from sending each board to receiving the bot's move.
+fn play_rounds(d: &mut Daemon, mut pos: AnyPosition, rounds: usize) -> Vec<Duration> {
+    let mut times = Vec::new();
+    for _ in 0..rounds {
+        let Some(mv) = pos.legal_moves().into_iter().next() else {
+            break;
+        };
+        pos = pos.play(&mv).unwrap();
+        if pos.legal_moves().is_empty() {
+            break;
+        }
+        let t = Instant::now();
+        let reply = d.ask(&board_line(&pos, Side::Bot));
+        times.push(t.elapsed());
+        pos = after(&pos, &reply);
+    }
+    times
+}
+
+#[test]
+fn each_move_arrives_within_movetime_plus_a_margin() {
+    let margin = Duration::from_millis(50);
+    let mut worst = Duration::ZERO;
+    for movetime in [50u64, 150] {
+        let mut d = Daemon::start(&["--movetime", &movetime.to_string(), "--info", "off"]);
+        assert_eq!(d.ask("newgame"), "ok");
+        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+        assert_eq!(d.ask(&board_line(&start, Side::Player)), "unchanged");
+        let times = play_rounds(&mut d, start, 6);
+        assert!(times.len() >= 4);
+        for t in times {
+            let limit = Duration::from_millis(movetime) + margin;
+            assert!(t <= limit, "move took {t:?}, limit {limit:?}");
+            worst = worst.max(t.saturating_sub(Duration::from_millis(movetime)));
+        }
+        assert_eq!(d.ask("quit"), "bye");
+    }
+    eprintln!("worst overshoot past movetime on the wire: {worst:?}");
+}
+
+#[test]
+fn ping_and_stop_are_answered_while_the_engine_thinks() {
+    let mut d = Daemon::start(&["--movetime", "5000", "--info", "off"]);
+    assert_eq!(d.ask("newgame"), "ok");
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let t = Instant::now();
+    d.send(&board_line(&start, Side::Bot));
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(d.ask("ping"), "pong");
+    assert!(t.elapsed() < Duration::from_secs(2), "pong came late");
+    assert!(d
+        .ask(&board_line(&start, Side::Bot))
+        .starts_with("error busy"));
+    d.send("stop");
+    let mv = d.reply();
+    assert!(mv.starts_with("move "), "{mv}");
+    assert_eq!(d.reply(), "ok");
+    assert!(t.elapsed() < Duration::from_secs(3), "stop was not prompt");
+    assert_eq!(d.ask("stop"), "ok");
+}
+
+#[test]
+fn end_of_input_and_sigterm_end_the_daemon_cleanly() {
+    let mut d = Daemon::start(&[]);
+    assert_eq!(d.ask("ping"), "pong");
+    d.stdin = None;
+    let status = d.wait_exit(Duration::from_secs(5)).expect("exits at EOF");
+    assert!(status.success(), "{status:?}");
+
+    // A signal during a search: the pending move is written, then the daemon exits with 0.
+    let mut d = Daemon::start(&["--movetime", "10000", "--info", "off"]);
+    assert_eq!(d.ask("newgame"), "ok");
+    d.send(&board_line(
+        &AnyPosition::initial(BoardSize::S8, Side::Bot),
+        Side::Bot,
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: kill with a valid pid of our own child.
+    unsafe {
+        libc::kill(d.child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let status = d
+        .wait_exit(Duration::from_secs(5))
+        .expect("exits on SIGTERM");
+    assert!(status.success(), "{status:?}");
+    assert!(d.reply().starts_with("move "));
+
+    let mut d = Daemon::start(&[]);
+    assert_eq!(d.ask("ping"), "pong");
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(d.child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let status = d
+        .wait_exit(Duration::from_secs(5))
+        .expect("exits on SIGINT");
+    assert!(status.success(), "{status:?}");
+}
+
+/// A pseudo-terminal pair whose slave the daemon opens by path.
+struct Pty {
+    master: serialport::TTYPort,
+    _slave: serialport::TTYPort,
+    path: String,
+    lines: Receiver<String>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        // The reader holds a clone of the master: end it so the terminal really goes away.
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(h) = self.reader.take() {
+            h.join().ok();
+        }
+    }
+}
+
+/// Reads lines from the master side until `stop` is set (reads time out every 100 ms).
+fn pty_reader(
+    mut master: serialport::TTYPort,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> (Receiver<String>, std::thread::JoinHandle<()>) {
+    use std::io::Read;
+    let (tx, rx) = channel();
+    let h = std::thread::spawn(move || {
+        let mut pending = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            match master.read(&mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    pending.extend_from_slice(&buf[..n]);
+                    while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+                        let line: Vec<u8> = pending.drain(..=i).collect();
+                        let text = String::from_utf8_lossy(&line[..i]);
+                        let text = text.trim_end_matches('\r').to_string();
+                        if tx.send(text).is_err() {
+                            return;
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(_) => return,
+            }
+        }
+    });
+    (rx, h)
+}
+
+impl Pty {
+    fn new() -> Pty {
+        let (master, slave) = serialport::TTYPort::pair().expect("a pty pair");
+        // The pair is opened without close-on-exec: keep the daemon (a child) from inheriting
+        // it, or the terminal would live on in the daemon when the test drops it.
+        for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
+            // SAFETY: fcntl on descriptors we own.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
+        let path = serialport::SerialPort::name(&slave).expect("slave name");
+        let reader = master.try_clone_native().expect("clone master");
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (lines, h) = pty_reader(reader, stop.clone());
+        Pty {
+            master,
+            _slave: slave,
+            path,
+            lines,
+            stop,
+            reader: Some(h),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.master
+            .write_all(format!("{line}\r\n").as_bytes())
+            .unwrap();
+    }
+
+    fn reply(&self) -> String {
+        loop {
+            let l = self.lines.recv_timeout(WAIT).expect("a reply over the pty");
+            if !l.starts_with("info ") {
+                return l;
+            }
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> String {
+        self.send(line);
+        self.reply()
+    }
+
+    /// Asks until the daemon answers (it may still be opening the device).
+    fn ask_until_open(&mut self, line: &str) -> String {
+        for _ in 0..100 {
+            self.send(line);
+            match self.lines.recv_timeout(Duration::from_millis(200)) {
+                Ok(l) => return l,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        panic!("the daemon never answered on {}", self.path);
+    }
+}
+
+#[test]
+fn serve_over_a_pseudo_terminal_plays_several_moves() {
+    let mut pty = Pty::new();
+    let d = Daemon::start(&[
+        "--serial",
+        &pty.path,
+        "--baud",
+        "115200",
+        "--depth",
+        "3",
+        "--movetime",
+        "0",
+    ]);
+    assert_eq!(pty.ask_until_open("ping"), "pong");
+    assert!(pty.ask("hello").starts_with("hello checkersbot "));
+    assert_eq!(pty.ask("newgame"), "ok");
+    let mut pos = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let reply = pty.ask(&board_line(&pos, Side::Bot));
+    pos = after(&pos, &reply);
+    for _ in 0..4 {
+        let mv = pos.legal_moves().into_iter().next().unwrap();
+        pos = pos.play(&mv).unwrap();
+        let reply = pty.ask(&board_line(&pos, Side::Bot));
+        pos = after(&pos, &reply);
+    }
+    assert_eq!(pty.ask(&board_line(&pos, Side::Player)), "unchanged");
+    assert_eq!(pty.ask("quit"), "bye");
+    drop(d);
+}
+
+#[test]
+fn a_serial_device_that_disappears_is_reopened_and_the_game_goes_on() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-wire-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let link = dir.join("tty");
+    std::fs::remove_file(&link).ok();
+    let mut pty = Pty::new();
+    std::os::unix::fs::symlink(&pty.path, &link).unwrap();
+    let link_text = link.to_string_lossy().to_string();
+    let _d = Daemon::start(&[
+        "--serial",
+        &link_text,
+        "--depth",
+        "3",
+        "--movetime",
+        "0",
+        "--log-level",
+        "debug",
+    ]);
+    assert_eq!(pty.ask_until_open("ping"), "pong");
+    assert_eq!(pty.ask("newgame"), "ok");
+    let mut pos = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let reply = pty.ask(&board_line(&pos, Side::Bot));
+    pos = after(&pos, &reply);
+
+    // Cable pulled: the pseudo-terminal goes away; a new one appears under the same name.
+    drop(pty);
+    std::thread::sleep(Duration::from_millis(300));
+    let mut pty = Pty::new();
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(&pty.path, &link).unwrap();
+    assert_eq!(pty.ask_until_open("ping"), "pong");
+
+    // The game was kept: the person's move is inferred from the position after the bot's move.
+    let mv = pos.legal_moves().into_iter().next().unwrap();
+    pos = pos.play(&mv).unwrap();
+    let reply = pty.ask(&board_line(&pos, Side::Bot));
+    after(&pos, &reply);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// One random or malformed line (never containing LF).
+fn garbage_line(rng: &mut Rng) -> Vec<u8> {
+    const WORDS: [&str; 24] = [
+        "board", "set", "newgame", "position", "fen", "ping", "hello", "stop", "p", "b", "x",
+        "depth", "movetime", "strict", "on", "off", "8", "99", "-1", "G3", "E5", "captures", "#",
+        "",
+    ];
+    const BOARDS: [&str; 4] = [
+        "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_",
+        "_b_b/____/____/p_p_",
+        "_b_b_b/b_b_b_/______/______/_p_p_p/p_p_p_",
+        "B:W21-32:B1-12",
+    ];
+    let mut line: Vec<u8> = match rng.below(8) {
+        // Random bytes, often not UTF-8.
+        0 => (0..rng.below(200))
+            .map(|_| (rng.next() & 0xff) as u8)
+            .filter(|&b| b != b'\n')
+            .collect(),
+        // Too long.
+        1 => vec![b'a' + rng.below(26) as u8; MAX_LINE + 1 + rng.below(10_000)],
+        // Boards with a few characters changed.
+        2 | 3 => {
+            let mut b = BOARDS[rng.below(BOARDS.len())].as_bytes().to_vec();
+            for _ in 0..rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] = b"_pPbBx/:,K0 "[rng.below(12)];
+            }
+            let mut l = b"board ".to_vec();
+            if rng.below(4) == 0 {
+                l = b"position fen ".to_vec();
+            }
+            l.extend(b);
+            l.extend(if rng.below(2) == 0 { &b" p"[..] } else { b" b" });
+            l
+        }
+        // Word salad.
+        _ => {
+            let n = 1 + rng.below(6);
+            let words: Vec<&str> = (0..n).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+            words.join(" ").into_bytes()
+        }
+    };
+    if rng.below(5) == 0 {
+        line.push(b'\r');
+    }
+    line
+}
+
+/// How many final replies the daemon owes for a line, or `None` for lines the fuzz test leaves out
+/// (settings that could make a search unbounded, and `quit`).
+fn replies_owed(line: &[u8]) -> Option<usize> {
+    let body = line.strip_suffix(b"\r").unwrap_or(line);
+    if body.len() > MAX_LINE {
+        return Some(1);
+    }
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Some(1);
+    };
+    match Command::parse(text) {
+        Ok(None) => Some(0),
+        Ok(Some(Command::Quit | Command::Set(_))) => None,
+        Ok(Some(_)) | Err(_) => Some(1),
+    }
+}
+
+#[test]
+fn thousands_of_malformed_lines_leave_the_daemon_answering() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut input = Vec::new();
+    let mut owed = 0;
+    let mut lines = 0;
+    while lines < 5000 {
+        let line = garbage_line(&mut rng);
+        let Some(n) = replies_owed(&line) else {
+            continue;
+        };
+        owed += n;
+        lines += 1;
+        input.extend_from_slice(&line);
+        input.push(b'\n');
+    }
+    let start = initial_grid(BoardSize::S8);
+    let tail = format!("ping\nnewgame\nboard {} b\nping\n", Grid::to_line(&start));
+    input.extend_from_slice(tail.as_bytes());
+    let sink = MemorySink::default();
+    let settings = Settings {
+        depth: Some(2),
+        ..Settings::deterministic()
+    };
+    let t = Instant::now();
+    replay(
+        settings,
+        std::io::Cursor::new(input),
+        Box::new(sink.clone()),
+    );
+    let out = sink.0.lock().unwrap().clone();
+    let finals: Vec<&String> = out.iter().filter(|l| !l.starts_with("info ")).collect();
+    eprintln!(
+        "{lines} malformed lines, {} replies, in {:?}",
+        finals.len(),
+        t.elapsed()
+    );
+    assert_eq!(finals.len(), owed + 4, "one final reply per request");
+    for l in &out {
+        assert!(Reply::parse(l).is_ok(), "not a valid reply: {l}");
+    }
+    let n = finals.len();
+    assert_eq!(finals[n - 4], "pong");
+    assert_eq!(finals[n - 3], "ok");
+    assert!(finals[n - 2].starts_with("move "), "{}", finals[n - 2]);
+    assert_eq!(finals[n - 1], "pong");
+}
