@@ -634,7 +634,7 @@ impl Daemon {
         };
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
-            return self.error(ErrorCode::Busy, "the engine is not running");
+            return self.error(ErrorCode::Internal, "the engine is not running");
         }
         self.pending = Some(Pending {
             stops: 0,
@@ -669,14 +669,14 @@ impl Daemon {
                     self.send(&Reply::Move(mv));
                 } else {
                     tracing::error!("the engine answered an illegal move {}", mv.notation());
-                    self.error(ErrorCode::Busy, "internal error: no move found");
+                    self.error(ErrorCode::Internal, "the engine answered an illegal move");
                 }
             }
             (Tracking::Playing { game, .. }, None) => {
                 let status = game.status();
                 self.send(&Reply::GameOver(status));
             }
-            _ => self.error(ErrorCode::NoGame, "the game was replaced during the search"),
+            _ => self.error(ErrorCode::Internal, "no game to play the move in"),
         }
         for _ in 0..pending.stops {
             self.send(&Reply::Ok);

@@ -153,11 +153,13 @@ pub enum ErrorCode {
     Busy,
     /// A board that differs from a finished game's final position.
     GameOver,
+    /// A fault inside the daemon (should not happen); the state is unchanged.
+    Internal,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::Syntax,
         ErrorCode::UnknownCommand,
         ErrorCode::BadBoard,
@@ -170,6 +172,7 @@ impl ErrorCode {
         ErrorCode::NoGame,
         ErrorCode::Busy,
         ErrorCode::GameOver,
+        ErrorCode::Internal,
     ];
 
     /// The protocol word.
@@ -187,6 +190,7 @@ impl ErrorCode {
             ErrorCode::NoGame => "no-game",
             ErrorCode::Busy => "busy",
             ErrorCode::GameOver => "game-over",
+            ErrorCode::Internal => "internal",
         }
     }
 

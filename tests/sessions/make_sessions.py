@@ -328,6 +328,14 @@ def arm_failure():
     s.board(line(g), "p")
     s.note("Put right: nothing to do.")
     s.board(p1, "p")
+    s.note("A double jump stopped half way: the piece on the middle square, one man not removed.")
+    rows = rows_of({"B2": "b", "C3": "p", "E5": "p", "G1": "p", "A7": "b"})
+    s.send(f"position {rows} b")
+    r = final(s.board(rows, "b"))
+    p1 = apply(rows, r[1:])
+    half = apply(rows, [r[1], r[2], "captures", r[r.index("captures") + 1]])
+    s.board(half, "p")
+    s.board(p1, "p")
     s.close()
 
 
@@ -406,6 +414,15 @@ def colour_only():
     r = final(s.board(rows, "b"))
     rows = apply(rows, r[1:])
     rows, _ = play(s, rows, first_pick, 4)
+    s.note("The person crowns: the camera still shows a man, the daemon knows it is a king.")
+    rows = rows_of({"B2": "p", "A7": "b", "H0": "p", "D6": "b"})
+    s.send(f"position {rows} p")
+    rows = apply(rows, ["B2", "A1", "crown"])
+    r = final(s.board(rows, "b"))
+    rows = apply(rows, r[1:])
+    s.note("The new king moves down, which a man could not.")
+    rows = apply(rows, ["A1", "B2"])
+    r = final(s.board(rows, "b"))
     s.close()
 
 
