@@ -31,8 +31,8 @@ pub enum Event {
     Input(Input),
     /// A termination signal (its number).
     Signal(i32),
-    /// Progress of the running search.
-    SearchInfo(Info),
+    /// Progress of the running search (one completed iteration).
+    Progress(Info),
     /// The running search's result.
     SearchDone(SearchResult),
 }
@@ -328,7 +328,7 @@ impl Daemon {
                 tracing::info!("signal {sig}: exiting");
                 self.begin_exit();
             }
-            Event::SearchInfo(info) => {
+            Event::Progress(info) => {
                 if self.settings.info == InfoMode::Iterations && self.pending.is_some() {
                     let line = SearchInfo::of(&info, self.settings.timing);
                     self.send(&Reply::Info(InfoLine::Search(line)));
@@ -713,7 +713,7 @@ fn engine_thread(
         }
         let tx = events.clone();
         let result = engine.search(&job.pos, &job.history, &job.limits, &stop, &mut |info| {
-            tx.send(Event::SearchInfo(info.clone())).ok();
+            tx.send(Event::Progress(info.clone())).ok();
         });
         if events.send(Event::SearchDone(result)).is_err() {
             break;

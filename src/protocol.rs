@@ -366,7 +366,9 @@ impl Command {
             return Ok(None);
         }
         let words: Vec<&str> = line.split_ascii_whitespace().collect();
-        let (head, args) = (words[0], &words[1..]);
+        let Some((&head, args)) = words.split_first() else {
+            return Ok(None);
+        };
         let expect = |n: usize, usage: &str| {
             if args.len() == n {
                 Ok(())
