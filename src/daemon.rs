@@ -37,6 +37,9 @@ pub enum Event {
     SearchDone(SearchResult),
 }
 
+/// Time kept back from each move time for the daemon's own work and the write.
+pub const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+
 /// The daemon's settings (the `serve` flags, changed by `set`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -97,9 +100,14 @@ impl Settings {
         }
     }
 
+    /// The engine's limits. The engine gets the move time less an allowance for the daemon's own
+    /// work and the write ([`MOVE_OVERHEAD`], at most a tenth of the time), so that the `move`
+    /// line leaves within the move time.
     fn limits(&self) -> Limits {
         Limits {
-            movetime: self.movetime,
+            movetime: self
+                .movetime
+                .map(|t| t.saturating_sub(MOVE_OVERHEAD.min(t / 10))),
             depth: self.depth,
             nodes: None,
         }
