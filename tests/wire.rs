@@ -531,3 +531,42 @@ fn thousands_of_malformed_lines_leave_the_daemon_answering() {
     assert!(finals[n - 2].starts_with("move "), "{}", finals[n - 2]);
     assert_eq!(finals[n - 1], "pong");
 }
+
+#[test]
+fn thousands_of_malformed_lines_over_a_pipe_leave_the_daemon_answering() {
+    // The same kind of garbage, all at once into the real binary (no lockstep: boards may arrive
+    // while a search runs and get `busy`); every request still gets exactly one final reply.
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut d = Daemon::start(&["--depth", "2", "--movetime", "100", "--info", "off"]);
+    let mut owed = 0;
+    let mut lines = 0;
+    let stdin = d.stdin.as_mut().expect("stdin");
+    while lines < 3000 {
+        let line = garbage_line(&mut rng);
+        let Some(n) = replies_owed(&line) else {
+            continue;
+        };
+        owed += n;
+        lines += 1;
+        stdin.write_all(&line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    let mut finals = 0;
+    while finals < owed {
+        let l = d.next();
+        assert!(Reply::parse(&l).is_ok(), "not a valid reply: {l}");
+        if !l.starts_with("info ") {
+            finals += 1;
+        }
+    }
+    // Nothing more: exactly one final reply per request.
+    if let Ok(l) = d.lines.recv_timeout(Duration::from_millis(300)) {
+        panic!("a reply too many: {l}");
+    }
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    assert_eq!(d.ask("ping"), "pong");
+    assert_eq!(d.ask("newgame"), "ok");
+    assert!(d.ask(&board_line(&start, Side::Bot)).starts_with("move "));
+    assert_eq!(d.ask("ping"), "pong");
+    assert_eq!(d.ask("quit"), "bye");
+}
