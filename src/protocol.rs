@@ -393,10 +393,10 @@ impl Command {
                 expect(0, "quit")?;
                 Command::Quit
             }
-            "set" => {
-                expect(2, "set OPTION VALUE")?;
-                Command::Set(SetOption::parse(args[0], args[1])?)
-            }
+            "set" => match args {
+                [name, value] => Command::Set(SetOption::parse(name, value)?),
+                _ => return Err(syntax("usage: set OPTION VALUE")),
+            },
             "newgame" => match args {
                 [] => Command::NewGame(None),
                 [layout] => Command::NewGame(Some(match parse_size(layout) {
@@ -419,13 +419,13 @@ impl Command {
                 }),
                 _ => return Err(syntax("usage: position ROWS SIDE | position fen FEN")),
             },
-            "board" => {
-                expect(2, "board ROWS SIDE")?;
-                Command::Board {
-                    rows: args[0].to_string(),
-                    side: parse_side(args[1])?,
-                }
-            }
+            "board" => match args {
+                [rows, side] => Command::Board {
+                    rows: rows.to_string(),
+                    side: parse_side(side)?,
+                },
+                _ => return Err(syntax("usage: board ROWS SIDE")),
+            },
             _ => {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
