@@ -245,6 +245,22 @@ def game_over():
     s.board(rows, "p")
     s.note("A board after the game: also game over.")
     s.board(rows, "b")
+    s.note("Losing (one king against three), the bot steers into a threefold repetition: the")
+    s.note("game's history reaches the search. The board after its move shows the draw.")
+    s.send("set depth 6")
+    s.send("set info final")
+    rows = rows_of({"A1": "B", "H0": "P", "H2": "P", "H4": "P"})
+    s.send(f"position {rows} p")
+    seq = [["H0", "G1"], ["G1", "H0"]]
+    for i in range(8):
+        rows = apply(rows, seq[i % 2])
+        r = final(s.board(rows, "b"))
+        if r[0] != "move":
+            break
+        rows = apply(rows, r[1:])
+        s.board(rows, "p")
+        if final(s.send("ping"))[0] != "pong":
+            break
     s.close()
 
 
