@@ -17,6 +17,7 @@
 //! - [`game`]: a game's moves, undo and draw rules.
 
 pub mod any;
+pub mod arena;
 pub mod bitboard;
 pub mod board;
 pub mod engine;
@@ -25,7 +26,10 @@ pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
+pub mod pdn;
+pub mod play;
 pub mod position;
+pub mod rng;
 pub mod search;
 pub mod tt;
 pub mod zobrist;

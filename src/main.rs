@@ -25,6 +25,10 @@ enum Command {
     Moves(cmd::moves::MovesArgs),
     /// Search a position and print the best move.
     Search(cmd::search::SearchArgs),
+    /// Play a game against the bot in the terminal.
+    Play(cmd::play::PlayArgs),
+    /// Let two configurations (or the engine and a random player) play a series of games.
+    Match(cmd::matches::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +38,8 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Moves(args) => cmd::moves::run(&args),
         Command::Search(args) => cmd::search::run(&args),
+        Command::Play(args) => cmd::play::run(&args),
+        Command::Match(args) => cmd::matches::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

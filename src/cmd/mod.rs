@@ -1,6 +1,8 @@
 //! One module per subcommand. Each reads its own arguments and writes its own output.
 
 pub mod common;
+pub mod matches;
 pub mod moves;
 pub mod perft;
+pub mod play;
 pub mod search;
