@@ -161,15 +161,15 @@ pub struct PlaySummary {
 }
 
 const RESET: &str = "\x1b[0m";
-const DARK: &str = "\x1b[48;5;94m";
-const LIGHT: &str = "\x1b[48;5;223m";
-const LAST: &str = "\x1b[48;5;136m";
-const BOT_FG: &str = "\x1b[1;38;5;160m";
+const DARK: &str = "\x1b[48;5;236m";
+const LIGHT: &str = "\x1b[48;5;250m";
+const LAST: &str = "\x1b[48;5;58m";
+const BOT_FG: &str = "\x1b[1;38;5;203m";
 const YOU_FG: &str = "\x1b[1;38;5;231m";
 
 /// Draws a board with its coordinates: row letters on both sides, column numbers above and below.
 /// Pieces keep their board letters (`b`/`B` for the top side's men and kings, `p`/`P` for the
-/// bottom side's); with `colour` the bot's pieces are red and the person's white on brown squares,
+/// bottom side's); with `colour` the bot's pieces are red and the person's white on dark squares,
 /// and the squares of the last move are highlighted; without colour, dark squares show `.` and the
 /// last move's squares are bracketed (`[p]`).
 pub fn draw_board(
@@ -259,12 +259,12 @@ fn legal_list(pos: &AnyPosition) -> String {
         .join(", ")
 }
 
-fn thought(info: &Info, reason: StopReason) -> String {
+fn thought(info: &Info, reason: StopReason, whose: &str) -> String {
     if reason == StopReason::OnlyMove {
         return "only move".to_string();
     }
     format!(
-        "depth {}, score {}, {:.2} s, {} nodes",
+        "depth {}, score {} for {whose}, {:.2} s, {} nodes",
         info.depth,
         info.score,
         info.time.as_secs_f64(),
@@ -294,8 +294,8 @@ fn announce(status: Status, pos: &AnyPosition, bot_side: Side) -> String {
 
 const HELP: &str =
     "Type a move as its path of squares, e.g. G3 F4 or E5 C3 A1 (row letter, column number).\n\
-Commands: moves (legal moves), hint (the engine's suggestion), undo (take back your last move and \
-the bot's reply), board (draw again), help, quit.";
+Commands: moves (legal moves), hint (the engine's suggestion), undo (take back your last move\n\
+and the bot's reply), board (draw again), help, quit.";
 
 /// Plays a game from `start` (the pieces; who moves first comes from `opts`), reading the person's
 /// lines from `input` and writing everything to `output`. Returns when the person quits or the input
@@ -452,9 +452,9 @@ pub fn play<R: BufRead, W: Write>(
                 match r.best {
                     Some(m) => writeln!(
                         out,
-                        "Hint: {} ({}; the score is from your point of view)",
+                        "Hint: {} ({})",
                         describe(&m),
-                        thought(&r.info, r.reason)
+                        thought(&r.info, r.reason, "you")
                     )?,
                     None => writeln!(out, "No legal move.")?,
                 }
@@ -512,7 +512,7 @@ fn bot_move<W: Write>(
         out,
         "Bot: {}   [{}]",
         describe(&m),
-        thought(&r.info, r.reason)
+        thought(&r.info, r.reason, "the bot")
     )?;
     Ok(m)
 }
@@ -650,6 +650,7 @@ mod tests {
         let (_, out) = run(&start8(), &opts(), "hint\nquit\n");
         assert!(out.contains("Hint: F"), "{out}");
         assert!(out.contains("depth 2, score cp"), "{out}");
+        assert!(out.contains(" for you, "), "{out}");
     }
 
     #[test]
