@@ -252,7 +252,8 @@ pub fn elo_estimate(scores: &[f64]) -> Option<EloEstimate> {
     };
     Some(EloEstimate {
         score: mean,
-        diff: elo_from_score(mean),
+        // Adding zero turns -0.0 into 0.0, so an even score prints as +0.0.
+        diff: elo_from_score(mean) + 0.0,
         margin,
     })
 }
@@ -384,8 +385,8 @@ pub fn progress_line(
     };
     let result = match record.outcome.winner {
         None => "draw".to_string(),
-        Some(w) if w == record.a_side => format!("{a_name} wins"),
-        Some(_) => format!("{b_name} wins"),
+        Some(w) if w == record.a_side => format!("{a_name} wins as {w}"),
+        Some(w) => format!("{b_name} wins as {w}"),
     };
     format!(
         "game {}/{}: {first} first vs {second}: {result} ({}, {} plies); {a_name} {}-{}-{} {b_name}",
@@ -603,6 +604,10 @@ mod tests {
         // All draws: no difference, no spread.
         let d = elo_estimate(&[0.5; 10]).unwrap();
         assert_eq!((d.diff, d.margin), (0.0, 0.0));
+        assert_eq!(
+            elo_estimate(&[1.0, 0.0]).unwrap().to_string(),
+            "+0.0 +/- inf"
+        );
         // All wins: infinite.
         let w = elo_estimate(&[1.0; 10]).unwrap();
         assert_eq!(w.to_string(), "+inf");

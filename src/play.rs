@@ -689,6 +689,26 @@ mod tests {
     }
 
     #[test]
+    fn easy_level_plays_casual_moves_and_draws_are_announced() {
+        let mut o = opts();
+        o.random_percent = 100;
+        o.first = First::Bot;
+        let (s, out) = run(&start8(), &o, "");
+        assert!(out.contains("(a casual move)"), "{out}");
+        assert_eq!(s.moves.len(), 1);
+        let pos = AnyPosition::initial(crate::geometry::BoardSize::S8, Side::Player);
+        assert!(announce(Status::DrawRepetition, &pos, Side::Bot).contains("draw by repetition"));
+        assert!(announce(Status::DrawNoProgress, &pos, Side::Bot).contains("no-progress rule"));
+        // A blocked side loses with its pieces still on the board.
+        let blocked = AnyPosition::from_grid(&grid("____/__b_/_b__/p___"), Side::Player);
+        let text = announce(Status::Win { winner: Side::Bot }, &blocked, Side::Bot);
+        assert_eq!(
+            text,
+            "Game over: the bot wins. You have no legal move (every piece is blocked)."
+        );
+    }
+
+    #[test]
     fn bot_can_play_the_bottom_side_and_boards_of_every_size_draw() {
         let mut o = opts();
         o.bot_side = Side::Player;
