@@ -152,6 +152,8 @@ pub enum PlayEnd {
 /// What a session leaves behind.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlaySummary {
+    /// The position the game started from.
+    pub start: AnyPosition,
     /// How it ended.
     pub end: PlayEnd,
     /// The final position.
@@ -263,13 +265,18 @@ fn thought(info: &Info, reason: StopReason, whose: &str) -> String {
     if reason == StopReason::OnlyMove {
         return "only move".to_string();
     }
-    format!(
+    let mut text = format!(
         "depth {}, score {} for {whose}, {:.2} s, {} nodes",
         info.depth,
         info.score,
         info.time.as_secs_f64(),
         info.nodes
-    )
+    );
+    // The reply the search expects, from its principal variation.
+    if let Some(reply) = info.pv.get(1) {
+        let _ = write!(text, "; expects {}", reply.notation());
+    }
+    text
 }
 
 fn announce(status: Status, pos: &AnyPosition, bot_side: Side) -> String {
@@ -399,6 +406,7 @@ pub fn play<R: BufRead, W: Write>(
                 PlayEnd::Quit(status)
             };
             return Ok(PlaySummary {
+                start: *game.start(),
                 end,
                 position: pos,
                 moves: game.moves().to_vec(),
@@ -415,6 +423,7 @@ pub fn play<R: BufRead, W: Write>(
                     PlayEnd::Quit(status)
                 };
                 return Ok(PlaySummary {
+                    start: *game.start(),
                     end,
                     position: pos,
                     moves: game.moves().to_vec(),
@@ -651,6 +660,7 @@ mod tests {
         assert!(out.contains("Hint: F"), "{out}");
         assert!(out.contains("depth 2, score cp"), "{out}");
         assert!(out.contains(" for you, "), "{out}");
+        assert!(out.contains("; expects "), "{out}");
     }
 
     #[test]

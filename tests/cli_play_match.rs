@@ -9,6 +9,7 @@ fn bin() -> Command {
 
 #[test]
 fn play_over_stdin_on_a_10x10_layout() {
+    let record = std::env::temp_dir().join(format!("checkersbot-play-{}.txt", std::process::id()));
     let mut child = bin()
         .args([
             "play",
@@ -19,6 +20,8 @@ fn play_over_stdin_on_a_10x10_layout() {
             "--seed",
             "5",
         ])
+        .arg("--pdn")
+        .arg(&record)
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -29,7 +32,7 @@ fn play_over_stdin_on_a_10x10_layout() {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(b"G1 F1\nG1 F2\nundo\nquit\n")
+        .write_all(b"G1 F1\nG1 F2\nundo\nG1 F2\nquit\n")
         .expect("write");
     let out = child.wait_with_output().expect("finishes");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -45,6 +48,14 @@ fn play_over_stdin_on_a_10x10_layout() {
         "{text}"
     );
     assert!(!text.contains('\x1b'), "no colour when not a terminal");
+    assert!(text.contains("Game saved to "), "{text}");
+    let saved = std::fs::read_to_string(&record).expect("record written");
+    assert!(
+        saved.contains("# Result: unfinished (level medium (custom limits))"),
+        "{saved}"
+    );
+    assert!(saved.contains("\n1. p G1 F2\n"), "{saved}");
+    let _ = std::fs::remove_file(&record);
 }
 
 #[test]

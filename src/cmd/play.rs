@@ -3,8 +3,11 @@
 use super::common::{load_layout, parse_side, EngineArgs};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::board::{initial_grid, Grid};
+use checkersbot::game::Status;
 use checkersbot::geometry::BoardSize;
-use checkersbot::play::{play, want_colour, Difficulty, First, PlayOptions};
+use checkersbot::pdn::{write_game, GameResult, RecordInfo};
+use checkersbot::play::{play, want_colour, Difficulty, First, PlayEnd, PlayOptions};
+use checkersbot::position::Side;
 use clap::{Args, ValueEnum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -57,6 +60,9 @@ pub struct PlayArgs {
     /// Depth per bot move (overrides the level's limits).
     #[arg(long)]
     depth: Option<u32>,
+    /// Save the game when it ends: PDN on 8x8, a plain path list on other sizes.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -101,6 +107,27 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     );
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    play(&grid, &opts, stdin.lock(), stdout.lock()).context("terminal input/output failed")?;
+    let summary =
+        play(&grid, &opts, stdin.lock(), stdout.lock()).context("terminal input/output failed")?;
+    if let Some(path) = &args.pdn {
+        let (black, white) = if opts.bot_side == Side::Bot {
+            ("checkersbot", "you")
+        } else {
+            ("you", "checkersbot")
+        };
+        let mut info = RecordInfo::new("checkersbot play", 1, black, white);
+        info.comment = format!("level {}", opts.level);
+        let result = match summary.end {
+            PlayEnd::Over(Status::Win { winner }) => GameResult::Win(winner),
+            PlayEnd::Over(_) => GameResult::Draw,
+            PlayEnd::Quit(_) => GameResult::Unfinished,
+        };
+        std::fs::write(
+            path,
+            write_game(&info, &summary.start, &summary.moves, result),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("Game saved to {}.", path.display());
+    }
     Ok(())
 }
