@@ -243,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn pdn_of_an_opening_with_a_capture() {
+    fn pdn_of_the_standard_opening() {
         let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
         // 11-15 is C5 D4, 23-19 is F4 E5.
         let moves = play(start, &["C5 D4", "F4 E5"]);
