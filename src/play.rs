@@ -332,17 +332,17 @@ pub fn play<R: BufRead, W: Write>(
     };
     writeln!(
         out,
-        "checkersbot: {n}x{n} checkers. You play {} ({}); the bot plays {} ({}). Level {}{}.",
-        you.letter(),
-        where_(you),
-        opts.bot_side.letter(),
-        where_(opts.bot_side),
+        "checkersbot: {n}x{n} checkers, level {}{}.\nYou play {} ({}); the bot plays {} ({}).",
         opts.level,
         if opts.config.weights.aggression > 0 {
             ", aggressive style"
         } else {
             ""
-        }
+        },
+        you.letter(),
+        where_(you),
+        opts.bot_side.letter(),
+        where_(opts.bot_side),
     )?;
     writeln!(out, "{HELP}")?;
     let mut redraw = true;

@@ -37,7 +37,10 @@ fn play_over_stdin_on_a_10x10_layout() {
     let out = child.wait_with_output().expect("finishes");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.starts_with("checkersbot: 10x10 checkers."), "{text}");
+    assert!(
+        text.starts_with("checkersbot: 10x10 checkers, level medium (custom limits).\nYou play p"),
+        "{text}"
+    );
     assert!(
         text.contains("Refused: square F1 is a light square"),
         "{text}"
