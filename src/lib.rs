@@ -21,6 +21,7 @@
 //! - [`daemon`]: the game-tracking daemon behind `checkersbot serve` and `replay`.
 
 pub mod any;
+pub mod arena;
 pub mod bitboard;
 pub mod board;
 pub mod daemon;
@@ -31,8 +32,11 @@ pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
+pub mod pdn;
+pub mod play;
 pub mod position;
 pub mod protocol;
+pub mod rng;
 pub mod search;
 pub mod transport;
 pub mod tt;

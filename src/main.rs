@@ -29,6 +29,10 @@ enum Command {
     Serve(cmd::serve::ServeArgs),
     /// Feed a recorded file of protocol input through the daemon and print the replies.
     Replay(cmd::replay::ReplayArgs),
+    /// Play a game against the bot in the terminal.
+    Play(cmd::play::PlayArgs),
+    /// Let two configurations (or the engine and a random player) play a series of games.
+    Match(cmd::matches::MatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,8 @@ fn main() -> ExitCode {
         Command::Search(args) => cmd::search::run(&args),
         Command::Serve(args) => cmd::serve::run(&args),
         Command::Replay(args) => cmd::replay::run(&args),
+        Command::Play(args) => cmd::play::run(&args),
+        Command::Match(args) => cmd::matches::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,8 +1,10 @@
 //! One module per subcommand. Each reads its own arguments and writes its own output.
 
 pub mod common;
+pub mod matches;
 pub mod moves;
 pub mod perft;
+pub mod play;
 pub mod replay;
 pub mod search;
 pub mod serve;

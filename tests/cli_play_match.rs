@@ -1,0 +1,99 @@
+//! Runs the real binary: `play` driven through its standard input, `match` with a PDN file.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+}
+
+#[test]
+fn play_over_stdin_on_a_10x10_layout() {
+    let record = std::env::temp_dir().join(format!("checkersbot-play-{}.txt", std::process::id()));
+    let mut child = bin()
+        .args([
+            "play",
+            "--layout",
+            "layouts/10x10.board",
+            "--depth",
+            "2",
+            "--seed",
+            "5",
+        ])
+        .arg("--pdn")
+        .arg(&record)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"G1 F1\nG1 F2\nundo\nG1 F2\nquit\n")
+        .expect("write");
+    let out = child.wait_with_output().expect("finishes");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.starts_with("checkersbot: 10x10 checkers, level medium (custom limits).\nYou play p"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Refused: square F1 is a light square"),
+        "{text}"
+    );
+    assert!(text.contains("You: G1 F2"), "{text}");
+    assert!(
+        text.contains("Took back your G1 F2 and the bot's "),
+        "{text}"
+    );
+    assert!(!text.contains('\x1b'), "no colour when not a terminal");
+    assert!(text.contains("Game saved to "), "{text}");
+    let saved = std::fs::read_to_string(&record).expect("record written");
+    assert!(
+        saved.contains("# Result: unfinished (level medium (custom limits))"),
+        "{saved}"
+    );
+    assert!(saved.contains("\n1. p G1 F2\n"), "{saved}");
+    let _ = std::fs::remove_file(&record);
+}
+
+#[test]
+fn match_against_random_writes_pdn() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let pdn = dir.join("games.pdn");
+    let out = bin()
+        .args([
+            "match",
+            "--games",
+            "2",
+            "--depth-a",
+            "3",
+            "--player-b",
+            "random",
+            "--seed",
+            "9",
+        ])
+        .arg("--pdn")
+        .arg(&pdn)
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("game 1/2: d3 first vs random: d3 wins"),
+        "{text}"
+    );
+    assert!(text.contains("2 games: d3 2-0-0 random"), "{text}");
+    let games = std::fs::read_to_string(&pdn).expect("pdn written");
+    assert_eq!(games.matches("[Event ").count(), 2, "{games}");
+    assert!(
+        games.contains("[Black \"d3\"]\n[White \"random\"]\n[Result \"0-1\"]"),
+        "{games}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
