@@ -363,8 +363,17 @@ impl Daemon {
     }
 
     fn raw(&mut self, line: &str) {
-        if let Err(e) = self.out.send_line(line) {
-            tracing::warn!("cannot write '{line}': {e}");
+        match self.out.send_line(line) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                // Nobody reads our replies any more (the pipe's reader has gone): end cleanly
+                // rather than keep answering into the void.
+                if !self.exiting {
+                    tracing::warn!("output closed ({e}); exiting");
+                }
+                self.begin_exit();
+            }
+            Err(e) => tracing::warn!("cannot write '{line}': {e}"),
         }
     }
 
