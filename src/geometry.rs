@@ -210,7 +210,11 @@ impl Coord {
         if row as usize >= n {
             return None;
         }
-        let col = if row.is_multiple_of(2) { 2 * k + 1 } else { 2 * k };
+        let col = if row.is_multiple_of(2) {
+            2 * k + 1
+        } else {
+            2 * k
+        };
         Some(Coord::new(row as u8, col as u8))
     }
 
@@ -229,7 +233,11 @@ impl Coord {
         let i = num - 1;
         let row = i / h;
         let k = i % h;
-        let col = if row.is_multiple_of(2) { 2 * k + 1 } else { 2 * k };
+        let col = if row.is_multiple_of(2) {
+            2 * k + 1
+        } else {
+            2 * k
+        };
         Some(Coord::new(row as u8, col as u8))
     }
 }

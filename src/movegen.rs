@@ -8,10 +8,21 @@
 //!
 //! Every capture path is a separate move, even when two paths take the same pieces and end on the
 //! same square: this is what the published perft figures count.
+//!
+//! # How it is made fast
+//!
+//! The code is specialised by side to move ([`Turn`]): forward directions and the crowning row are
+//! constants. Shifts are not masked with the valid squares: in the padded layout a step from a valid
+//! square lands on a ghost bit or past the board when it leaves the board, and every shifted set is
+//! intersected with a set that holds only valid squares (own pieces, opponent pieces or empty
+//! squares), which drops those bits. Only the empty set is built with the mask.
+//!
+//! [`perft`] does not build [`Move`]s: it walks the tree on three bit sets (side to move, opponent,
+//! kings), makes steps with two xors, and counts the last ply in bulk ([`Position::count_moves`]).
 
 use crate::bitboard::{squares, Bits};
 use crate::geometry::{Geometry, Square};
-use crate::position::{shift, step_index, Move, Position, Side};
+use crate::position::{Move, Position, Side};
 
 /// Somewhere to put generated moves: a `Vec`, or a counter for perft's bulk counting.
 pub trait MoveSink<B: Bits> {
@@ -37,62 +48,342 @@ impl<B: Bits> MoveSink<B> for Counter {
     }
 }
 
-/// The two forward directions of a side's men.
+/// A diagonal step of a whole set in direction `d` (0 up-left, 1 up-right, 2 down-left,
+/// 3 down-right), not masked: bits that leave the board land on ghost bits or past the board, and
+/// the caller drops them by intersecting with a set of valid squares.
 #[inline(always)]
-fn forward(side: Side) -> [usize; 2] {
-    match side {
-        Side::Player => [0, 1],
-        Side::Bot => [2, 3],
+fn sh<G: Geometry>(set: G::B, d: usize) -> G::B {
+    match d {
+        0 => set >> (G::H + 1),
+        1 => set >> G::H,
+        2 => set << G::H,
+        _ => set << (G::H + 1),
     }
 }
 
 /// The opposite direction.
 #[inline(always)]
-fn reverse(d: usize) -> usize {
+const fn rev(d: usize) -> usize {
     3 - d
 }
 
+/// The lowest square of a non-empty set, as a set.
+#[inline(always)]
+fn low<B: Bits>(set: B) -> B {
+    set ^ set.clear_lowest()
+}
+
+/// The side to move as a type, so that its directions and crowning row are constants.
+trait Turn {
+    /// The other side.
+    type Next: Turn;
+    /// Index of the side's pieces in [`Position::pieces`].
+    const ME: usize;
+    /// The two forward directions (men step and jump only these ways).
+    const F0: usize;
+    const F1: usize;
+    /// The two backward directions (kings only).
+    const B0: usize;
+    const B1: usize;
+
+    /// The row where this side's men are crowned.
+    #[inline(always)]
+    fn crown<G: Geometry>() -> G::B {
+        if Self::ME == Side::Bot as usize {
+            G::BOTTOM
+        } else {
+            G::TOP
+        }
+    }
+}
+
+/// The player (`p`) to move: men go up.
+struct PlayerTurn;
+/// The bot (`b`) to move: men go down.
+struct BotTurn;
+
+impl Turn for PlayerTurn {
+    type Next = BotTurn;
+    const ME: usize = Side::Player as usize;
+    const F0: usize = 0;
+    const F1: usize = 1;
+    const B0: usize = 2;
+    const B1: usize = 3;
+}
+
+impl Turn for BotTurn {
+    type Next = PlayerTurn;
+    const ME: usize = Side::Bot as usize;
+    const F0: usize = 2;
+    const F1: usize = 3;
+    const B0: usize = 0;
+    const B1: usize = 1;
+}
+
+/// Squares from which a piece can jump in direction `d`: an opponent piece next to it that way and
+/// an empty square behind that piece.
+#[inline(always)]
+fn jump_from<G: Geometry>(opp: G::B, empty: G::B, d: usize) -> G::B {
+    sh::<G>(opp & sh::<G>(empty, rev(d)), rev(d))
+}
+
+/// Men and kings of the side to move (`me`) that have a capture.
+#[inline(always)]
+fn jumpers<G: Geometry, T: Turn>(me: G::B, opp: G::B, kings: G::B, empty: G::B) -> (G::B, G::B) {
+    let fwd = me & (jump_from::<G>(opp, empty, T::F0) | jump_from::<G>(opp, empty, T::F1));
+    let my_kings = me & kings;
+    let mut kj = fwd & kings;
+    if !my_kings.is_empty() {
+        kj |= my_kings & (jump_from::<G>(opp, empty, T::B0) | jump_from::<G>(opp, empty, T::B1));
+    }
+    (fwd & !kings, kj)
+}
+
+/// Number of legal moves of the side to move (`me`).
+#[inline(always)]
+fn count_node<G: Geometry, T: Turn>(me: G::B, opp: G::B, kings: G::B) -> u64 {
+    let empty = G::VALID & !(me | opp);
+    // Squares whose neighbour in a forward direction is empty: steps start there, and a jump over
+    // an opponent piece there lands on it.
+    let e0 = sh::<G>(empty, rev(T::F0));
+    let e1 = sh::<G>(empty, rev(T::F1));
+    let my_kings = me & kings;
+    let jf0 = sh::<G>(opp & e0, rev(T::F0));
+    let jf1 = sh::<G>(opp & e1, rev(T::F1));
+    let fwd = me & (jf0 | jf1);
+    if my_kings.is_empty() {
+        if !fwd.is_empty() {
+            return count_captures::<G, T>(opp, empty, jf0, jf1, fwd, G::B::ZERO);
+        }
+        return ((me & e0).popcount() + (me & e1).popcount()) as u64;
+    }
+    let b0 = sh::<G>(empty, rev(T::B0));
+    let b1 = sh::<G>(empty, rev(T::B1));
+    let back = my_kings & (sh::<G>(opp & b0, rev(T::B0)) | sh::<G>(opp & b1, rev(T::B1)));
+    if !(fwd | back).is_empty() {
+        let men_j = fwd & !kings;
+        let kings_j = (fwd | back) & kings;
+        return count_captures::<G, T>(opp, empty, jf0, jf1, men_j, kings_j);
+    }
+    ((me & e0).popcount()
+        + (me & e1).popcount()
+        + (my_kings & b0).popcount()
+        + (my_kings & b1).popcount()) as u64
+}
+
+/// Counts the capture sequences of the given men and kings.
+///
+/// A man only ever jumps forward, so the pieces it has already taken and the square it left are
+/// behind it and never matter again: its sequences depend on the board as it is. Each man's first
+/// jumps are counted in bulk; only a landing square where it can jump again is walked.
+#[inline(never)]
+fn count_captures<G: Geometry, T: Turn>(
+    opp: G::B,
+    empty: G::B,
+    jf0: G::B,
+    jf1: G::B,
+    men_j: G::B,
+    kings_j: G::B,
+) -> u64 {
+    let cont = (jf0 | jf1) & !T::crown::<G>();
+    let l0 = sh::<G>(sh::<G>(men_j & jf0, T::F0), T::F0);
+    let l1 = sh::<G>(sh::<G>(men_j & jf1, T::F1), T::F1);
+    let mut n = (l0.popcount() + l1.popcount()) as u64;
+    let mut again = (l0 & cont, l1 & cont);
+    for set in [&mut again.0, &mut again.1] {
+        while !set.is_empty() {
+            n += man_paths::<G, T>(low(*set), jf0, jf1, cont) - 1;
+            *set = set.clear_lowest();
+        }
+    }
+    if !kings_j.is_empty() {
+        let mut c = CountEnd(0);
+        let mut ks = kings_j;
+        while !ks.is_empty() {
+            let from = low(ks);
+            ks = ks.clear_lowest();
+            walk::<G, T, true, _>(&mut c, from, opp, empty | from, G::B::ZERO, 0, 0);
+        }
+        n += c.0;
+    }
+    n
+}
+
+/// Number of capture sequences of a man standing on `at` that can jump again (`at` is in `cont`).
+fn man_paths<G: Geometry, T: Turn>(at: G::B, jf0: G::B, jf1: G::B, cont: G::B) -> u64 {
+    let mut n = 0;
+    for (jf, d) in [(jf0, T::F0), (jf1, T::F1)] {
+        if !(at & jf).is_empty() {
+            let land = sh::<G>(sh::<G>(at, d), d);
+            n += if (land & cont).is_empty() {
+                1
+            } else {
+                man_paths::<G, T>(land, jf0, jf1, cont)
+            };
+        }
+    }
+    n
+}
+
+/// Runs the capture walk of every given man and king.
+#[inline(always)]
+fn walk_all<G: Geometry, T: Turn, E: JumpEnd<G>>(
+    e: &mut E,
+    opp: G::B,
+    empty: G::B,
+    men_j: G::B,
+    kings_j: G::B,
+) {
+    let mut men = men_j;
+    while !men.is_empty() {
+        let from = low(men);
+        men = men.clear_lowest();
+        e.start(from);
+        walk::<G, T, false, E>(e, from, opp, empty | from, G::B::ZERO, 0, 0);
+    }
+    let mut ks = kings_j;
+    while !ks.is_empty() {
+        let from = low(ks);
+        ks = ks.clear_lowest();
+        e.start(from);
+        walk::<G, T, true, E>(e, from, opp, empty | from, G::B::ZERO, 0, 0);
+    }
+}
+
+/// What to do with each complete capture sequence found by [`walk`].
+trait JumpEnd<G: Geometry> {
+    /// A new piece starts jumping from `from`.
+    fn start(&mut self, from: G::B);
+    /// A complete sequence of the current piece: landing square, captured pieces, directions (two
+    /// bits per jump), number of jumps, and whether a man is crowned.
+    fn end<const KING: bool>(
+        &mut self,
+        to: G::B,
+        captured: G::B,
+        dirs: u64,
+        jumps: u8,
+        crowns: bool,
+    );
+}
+
+/// Counts sequences.
+struct CountEnd(u64);
+
+impl<G: Geometry> JumpEnd<G> for CountEnd {
+    #[inline(always)]
+    fn start(&mut self, _from: G::B) {}
+    #[inline(always)]
+    fn end<const KING: bool>(&mut self, _: G::B, _: G::B, _: u64, _: u8, _: bool) {
+        self.0 += 1;
+    }
+}
+
+/// Depth-first walk over the capture sequences of one piece standing on `cur` after `n` jumps.
+/// `opp` holds the opponent pieces not yet captured, `empty` the squares the piece may land on.
+fn walk<G: Geometry, T: Turn, const KING: bool, E: JumpEnd<G>>(
+    e: &mut E,
+    cur: G::B,
+    opp: G::B,
+    empty: G::B,
+    captured: G::B,
+    dirs: u64,
+    n: u8,
+) {
+    let mut extended = false;
+    extended |= try_jump::<G, T, KING, E>(e, T::F0, cur, opp, empty, captured, dirs, n);
+    extended |= try_jump::<G, T, KING, E>(e, T::F1, cur, opp, empty, captured, dirs, n);
+    if KING {
+        extended |= try_jump::<G, T, KING, E>(e, T::B0, cur, opp, empty, captured, dirs, n);
+        extended |= try_jump::<G, T, KING, E>(e, T::B1, cur, opp, empty, captured, dirs, n);
+    }
+    if !extended && n > 0 {
+        e.end::<KING>(cur, captured, dirs, n, false);
+    }
+}
+
+/// Tries one jump from `cur` in direction `d`; returns whether it was possible.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn try_jump<G: Geometry, T: Turn, const KING: bool, E: JumpEnd<G>>(
+    e: &mut E,
+    d: usize,
+    cur: G::B,
+    opp: G::B,
+    empty: G::B,
+    captured: G::B,
+    dirs: u64,
+    n: u8,
+) -> bool {
+    let over = sh::<G>(cur, d) & opp;
+    if over.is_empty() {
+        return false;
+    }
+    let land = sh::<G>(over, d) & empty;
+    if land.is_empty() {
+        return false;
+    }
+    let nd = dirs | ((d as u64) << (2 * n as u32));
+    if !KING && !(land & T::crown::<G>()).is_empty() {
+        // A man reaching the far row is crowned and its move ends.
+        e.end::<KING>(land, captured | over, nd, n + 1, true);
+    } else {
+        walk::<G, T, KING, E>(
+            e,
+            land,
+            opp & !over,
+            (empty & !land) | cur,
+            captured | over,
+            nd,
+            n + 1,
+        );
+    }
+    true
+}
+
+/// Turns capture sequences into [`Move`]s.
+struct MoveEnd<'a, S> {
+    sink: &'a mut S,
+    from: Square,
+}
+
+impl<G: Geometry, S: MoveSink<G::B>> JumpEnd<G> for MoveEnd<'_, S> {
+    #[inline(always)]
+    fn start(&mut self, from: G::B) {
+        self.from = Square(from.lowest() as u8);
+    }
+    #[inline(always)]
+    fn end<const KING: bool>(
+        &mut self,
+        to: G::B,
+        captured: G::B,
+        dirs: u64,
+        jumps: u8,
+        crowns: bool,
+    ) {
+        self.sink.push(Move {
+            from: self.from,
+            to: Square(to.lowest() as u8),
+            captured,
+            dirs,
+            jumps,
+            crowns,
+        });
+    }
+}
+
 impl<G: Geometry> Position<G> {
-    /// The row where the side to move crowns its men.
-    #[inline(always)]
-    fn crown_row(&self) -> G::B {
-        match self.side {
-            Side::Player => G::TOP,
-            Side::Bot => G::BOTTOM,
-        }
-    }
-
-    /// Pieces of the side to move that can capture in direction `d` (men and kings given apart).
-    #[inline(always)]
-    fn jumpers(&self, movers: G::B, d: usize) -> G::B {
-        let opp = self.pieces[self.side.opponent().index()];
-        let r = reverse(d);
-        shift::<G>(shift::<G>(self.empty_squares(), r) & opp, r) & movers
-    }
-
-    /// Men and kings of the side to move that have a capture.
-    #[inline(always)]
-    fn capturers(&self) -> (G::B, G::B) {
-        let me = self.side;
-        let men = self.men(me);
-        let kings = self.kings_of(me);
-        let [f0, f1] = forward(me);
-        let mut men_j = self.jumpers(men, f0) | self.jumpers(men, f1);
-        let mut kings_j = G::B::ZERO;
-        if !kings.is_empty() {
-            for d in 0..4 {
-                kings_j |= self.jumpers(kings, d);
-            }
-        }
-        men_j &= men;
-        kings_j &= kings;
-        (men_j, kings_j)
-    }
-
     /// Whether the side to move has a capture (and so must capture).
     pub fn has_capture(&self) -> bool {
-        let (m, k) = self.capturers();
-        !(m | k).is_empty()
+        fn go<G: Geometry, T: Turn>(p: &Position<G>) -> bool {
+            let me = p.pieces[T::ME];
+            let opp = p.pieces[1 - T::ME];
+            let (m, k) = jumpers::<G, T>(me, opp, p.kings, p.empty_squares());
+            !(m | k).is_empty()
+        }
+        match self.side {
+            Side::Player => go::<G, PlayerTurn>(self),
+            Side::Bot => go::<G, BotTurn>(self),
+        }
     }
 
     /// Puts every legal move into `out` (cleared first).
@@ -111,58 +402,56 @@ impl<G: Geometry> Position<G> {
     /// Generates every legal move into a sink.
     #[inline]
     pub fn generate_into<S: MoveSink<G::B>>(&self, sink: &mut S) {
-        let (men_j, kings_j) = self.capturers();
-        if !(men_j | kings_j).is_empty() {
-            self.generate_captures(sink, men_j, kings_j);
-        } else {
-            self.generate_steps(sink);
+        match self.side {
+            Side::Player => self.gen::<PlayerTurn, S, false>(sink),
+            Side::Bot => self.gen::<BotTurn, S, false>(sink),
         }
     }
 
     /// Generates only the captures (all legal moves when a capture exists, none otherwise).
     pub fn generate_captures_only(&self, out: &mut Vec<Move<G::B>>) {
         out.clear();
-        let (men_j, kings_j) = self.capturers();
-        if !(men_j | kings_j).is_empty() {
-            self.generate_captures(out, men_j, kings_j);
+        match self.side {
+            Side::Player => self.gen::<PlayerTurn, _, true>(out),
+            Side::Bot => self.gen::<BotTurn, _, true>(out),
         }
     }
 
     /// Number of legal moves; faster than generating them when there is no capture.
     #[inline]
     pub fn count_moves(&self) -> u64 {
-        let (men_j, kings_j) = self.capturers();
-        if !(men_j | kings_j).is_empty() {
-            let mut c = Counter(0);
-            self.generate_captures(&mut c, men_j, kings_j);
-            return c.0;
+        match self.side {
+            Side::Player => count_node::<G, PlayerTurn>(self.pieces[0], self.pieces[1], self.kings),
+            Side::Bot => count_node::<G, BotTurn>(self.pieces[1], self.pieces[0], self.kings),
         }
-        let empty = self.empty_squares();
-        let me = self.side;
-        let men = self.men(me);
-        let kings = self.kings_of(me);
-        let [f0, f1] = forward(me);
-        let mut n =
-            (shift::<G>(men, f0) & empty).popcount() + (shift::<G>(men, f1) & empty).popcount();
-        if !kings.is_empty() {
-            for d in 0..4 {
-                n += (shift::<G>(kings, d) & empty).popcount();
-            }
-        }
-        n as u64
     }
 
-    fn generate_steps<S: MoveSink<G::B>>(&self, sink: &mut S) {
+    /// Generates the legal moves (only captures if `CAPTURES_ONLY`) of side `T`, which is to move.
+    #[inline(always)]
+    fn gen<T: Turn, S: MoveSink<G::B>, const CAPTURES_ONLY: bool>(&self, sink: &mut S) {
+        let me = self.pieces[T::ME];
+        let opp = self.pieces[1 - T::ME];
+        let kings = self.kings;
         let empty = self.empty_squares();
-        let me = self.side;
-        let men = self.men(me);
-        let kings = self.kings_of(me);
-        let crown = self.crown_row();
-        for d in forward(me) {
-            for to in squares(shift::<G>(men, d) & empty) {
-                let from = step_index::<G>(to.0 as u32, reverse(d));
+        let (men_j, kings_j) = jumpers::<G, T>(me, opp, kings, empty);
+        if !(men_j | kings_j).is_empty() {
+            let mut e = MoveEnd {
+                sink,
+                from: Square(0),
+            };
+            walk_all::<G, T, _>(&mut e, opp, empty, men_j, kings_j);
+            return;
+        }
+        if CAPTURES_ONLY {
+            return;
+        }
+        let men = me & !kings;
+        let crown = T::crown::<G>();
+        for d in [T::F0, T::F1] {
+            for to in squares(sh::<G>(men, d) & empty) {
+                let from = sh::<G>(G::B::bit(to.0 as u32), rev(d));
                 sink.push(Move {
-                    from: Square(from as u8),
+                    from: Square(from.lowest() as u8),
                     to,
                     captured: G::B::ZERO,
                     dirs: 0,
@@ -171,12 +460,13 @@ impl<G: Geometry> Position<G> {
                 });
             }
         }
-        if !kings.is_empty() {
+        let my_kings = me & kings;
+        if !my_kings.is_empty() {
             for d in 0..4 {
-                for to in squares(shift::<G>(kings, d) & empty) {
-                    let from = step_index::<G>(to.0 as u32, reverse(d));
+                for to in squares(sh::<G>(my_kings, d) & empty) {
+                    let from = sh::<G>(G::B::bit(to.0 as u32), rev(d));
                     sink.push(Move {
-                        from: Square(from as u8),
+                        from: Square(from.lowest() as u8),
                         to,
                         captured: G::B::ZERO,
                         dirs: 0,
@@ -187,144 +477,149 @@ impl<G: Geometry> Position<G> {
             }
         }
     }
-
-    fn generate_captures<S: MoveSink<G::B>>(&self, sink: &mut S, men_j: G::B, kings_j: G::B) {
-        let opp = self.pieces[self.side.opponent().index()];
-        let empty = self.empty_squares();
-        let crown = self.crown_row();
-        let fwd = forward(self.side);
-        for sq in squares(men_j) {
-            let b = G::B::bit(sq.0 as u32);
-            let mut walk = JumpWalk::<G, S> {
-                sink,
-                from: sq,
-                fwd,
-                crown,
-            };
-            walk.extend::<false>(b, opp, empty | b, G::B::ZERO, 0, 0);
-        }
-        for sq in squares(kings_j) {
-            let b = G::B::bit(sq.0 as u32);
-            let mut walk = JumpWalk::<G, S> {
-                sink,
-                from: sq,
-                fwd,
-                crown,
-            };
-            walk.extend::<true>(b, opp, empty | b, G::B::ZERO, 0, 0);
-        }
-    }
 }
 
-/// Depth-first walk over the capture sequences of one piece.
-struct JumpWalk<'a, G: Geometry, S: MoveSink<G::B>> {
-    sink: &'a mut S,
-    from: Square,
-    fwd: [usize; 2],
-    crown: G::B,
+/// Perft's capture handling: makes each capture sequence and counts the subtree below it.
+struct PerftEnd<G: Geometry, T: Turn> {
+    me: G::B,
+    opp: G::B,
+    kings: G::B,
+    from: G::B,
+    depth: u32,
+    total: u64,
+    _turn: std::marker::PhantomData<T>,
 }
 
-impl<G: Geometry, S: MoveSink<G::B>> JumpWalk<'_, G, S> {
-    /// Extends a sequence standing on `cur` after `n` jumps; emits it when it cannot go on.
-    fn extend<const KING: bool>(
-        &mut self,
-        cur: G::B,
-        opp: G::B,
-        empty: G::B,
-        captured: G::B,
-        dirs: u64,
-        n: u8,
-    ) {
-        let mut extended = false;
-        if KING {
-            for d in 0..4 {
-                extended |= self.try_jump::<KING>(d, cur, opp, empty, captured, dirs, n);
-            }
-        } else {
-            let [d0, d1] = self.fwd;
-            extended |= self.try_jump::<KING>(d0, cur, opp, empty, captured, dirs, n);
-            extended |= self.try_jump::<KING>(d1, cur, opp, empty, captured, dirs, n);
-        }
-        if !extended && n > 0 {
-            self.sink.push(Move {
-                from: self.from,
-                to: Square(cur.lowest() as u8),
-                captured,
-                dirs,
-                jumps: n,
-                crowns: false,
-            });
-        }
-    }
-
-    /// Tries one jump from `cur` in direction `d`; returns whether it was possible.
-    #[allow(clippy::too_many_arguments)]
+impl<G: Geometry, T: Turn> JumpEnd<G> for PerftEnd<G, T> {
     #[inline(always)]
-    fn try_jump<const KING: bool>(
-        &mut self,
-        d: usize,
-        cur: G::B,
-        opp: G::B,
-        empty: G::B,
-        captured: G::B,
-        dirs: u64,
-        n: u8,
-    ) -> bool {
-        let over = shift::<G>(cur, d) & opp;
-        if over.is_empty() {
-            return false;
-        }
-        let land = shift::<G>(over, d) & empty;
-        if land.is_empty() {
-            return false;
-        }
-        let nd = dirs | ((d as u64) << (2 * n as u32));
-        if !KING && !(land & self.crown).is_empty() {
-            // A man reaching the far row is crowned and its move ends.
-            self.sink.push(Move {
-                from: self.from,
-                to: Square(land.lowest() as u8),
-                captured: captured | over,
-                dirs: nd,
-                jumps: n + 1,
-                crowns: true,
-            });
-        } else {
-            self.extend::<KING>(
-                land,
-                opp & !over,
-                (empty & !land) | cur,
-                captured | over,
-                nd,
-                n + 1,
-            );
-        }
-        true
+    fn start(&mut self, from: G::B) {
+        self.from = from;
     }
+    #[inline(always)]
+    fn end<const KING: bool>(&mut self, to: G::B, captured: G::B, _: u64, _: u8, crowns: bool) {
+        // `from ^ to` also works when a king ends where it started.
+        let moved = self.from ^ to;
+        let kings = if KING {
+            self.kings ^ moved
+        } else if crowns {
+            self.kings | to
+        } else {
+            self.kings
+        };
+        self.total += child::<G, T::Next>(
+            self.opp & !captured,
+            self.me ^ moved,
+            kings & !captured,
+            self.depth,
+        );
+    }
+}
+
+/// Leaf count of the subtree of a child position (`me` is the side to move there), `depth >= 1`.
+#[inline(always)]
+fn child<G: Geometry, T: Turn>(me: G::B, opp: G::B, kings: G::B, depth: u32) -> u64 {
+    if depth == 1 {
+        count_node::<G, T>(me, opp, kings)
+    } else {
+        perft_node::<G, T>(me, opp, kings, depth)
+    }
+}
+
+/// Leaf count below a position where side `T` (pieces `me`) is to move, `depth >= 2`.
+fn perft_node<G: Geometry, T: Turn>(me: G::B, opp: G::B, kings: G::B, depth: u32) -> u64 {
+    let empty = G::VALID & !(me | opp);
+    let (men_j, kings_j) = jumpers::<G, T>(me, opp, kings, empty);
+    if !(men_j | kings_j).is_empty() {
+        let mut e = PerftEnd::<G, T> {
+            me,
+            opp,
+            kings,
+            from: G::B::ZERO,
+            depth: depth - 1,
+            total: 0,
+            _turn: std::marker::PhantomData,
+        };
+        let crown = T::crown::<G>();
+        let jf0 = jump_from::<G>(opp, empty, T::F0);
+        let jf1 = jump_from::<G>(opp, empty, T::F1);
+        let cont = (jf0 | jf1) & !crown;
+        for (jf, d) in [(jf0, T::F0), (jf1, T::F1)] {
+            let mut src = men_j & jf;
+            while !src.is_empty() {
+                let from = low(src);
+                src = src.clear_lowest();
+                let over = sh::<G>(from, d);
+                let land = sh::<G>(over, d);
+                e.from = from;
+                if (land & cont).is_empty() {
+                    e.end::<false>(land, over, d as u64, 1, !(land & crown).is_empty());
+                } else {
+                    walk::<G, T, false, _>(&mut e, land, opp & !over, empty, over, d as u64, 1);
+                }
+            }
+        }
+        let mut ks = kings_j;
+        while !ks.is_empty() {
+            let from = low(ks);
+            ks = ks.clear_lowest();
+            e.from = from;
+            walk::<G, T, true, _>(&mut e, from, opp, empty | from, G::B::ZERO, 0, 0);
+        }
+        return e.total;
+    }
+    let mut total = 0;
+    let men = me & !kings;
+    let crown = T::crown::<G>();
+    for d in [T::F0, T::F1] {
+        let mut targets = sh::<G>(men, d) & empty;
+        while !targets.is_empty() {
+            let to = low(targets);
+            targets = targets.clear_lowest();
+            let moved = to | sh::<G>(to, rev(d));
+            total += child::<G, T::Next>(opp, me ^ moved, kings | (to & crown), depth - 1);
+        }
+    }
+    let my_kings = me & kings;
+    if !my_kings.is_empty() {
+        for d in 0..4 {
+            let mut targets = sh::<G>(my_kings, d) & empty;
+            while !targets.is_empty() {
+                let to = low(targets);
+                targets = targets.clear_lowest();
+                let moved = to | sh::<G>(to, rev(d));
+                total += child::<G, T::Next>(opp, me ^ moved, kings ^ moved, depth - 1);
+            }
+        }
+    }
+    total
 }
 
 /// Leaf count of the move tree to `depth` plies, counting the last ply without making its moves.
 pub fn perft<G: Geometry>(pos: &Position<G>, depth: u32) -> u64 {
-    let mut bufs: Vec<Vec<Move<G::B>>> = (0..depth).map(|_| Vec::with_capacity(64)).collect();
-    perft_with(pos, depth, &mut bufs)
-}
-
-fn perft_with<G: Geometry>(pos: &Position<G>, depth: u32, bufs: &mut [Vec<Move<G::B>>]) -> u64 {
     if depth == 0 {
         return 1;
     }
+    let [p, b] = pos.pieces;
+    match pos.side {
+        Side::Player => child::<G, PlayerTurn>(p, b, pos.kings, depth),
+        Side::Bot => child::<G, BotTurn>(b, p, pos.kings, depth),
+    }
+}
+
+/// Leaf count computed the slow way, through [`Position::generate`] and [`Position::play`] at every
+/// node; a cross-check of [`perft`] for tests.
+pub fn perft_by_moves<G: Geometry>(pos: &Position<G>, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let moves = pos.legal_moves();
     if depth == 1 {
-        return pos.count_moves();
+        return moves.len() as u64;
     }
-    let Some((buf, rest)) = bufs.split_first_mut() else {
-        return 0;
-    };
-    pos.generate(buf);
-    let mut total = 0;
-    for mv in buf.iter() {
-        total += perft_with(&pos.play_unhashed(mv), depth - 1, rest);
-    }
-    total
+    moves
+        .iter()
+        .map(|m| perft_by_moves(&pos.play(m), depth - 1))
+        .sum()
 }
 
 /// Leaf counts below each root move (`perft --divide`), in generation order.
