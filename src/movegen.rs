@@ -637,3 +637,241 @@ pub fn perft_divide<G: Geometry>(pos: &Position<G>, depth: u32) -> Vec<(Move<G::
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::Grid;
+    use crate::geometry::{Coord, G4, G6, G8};
+
+    fn pos<G: Geometry>(line: &str, side: Side) -> Position<G> {
+        Grid::parse_line(line).unwrap().to_position(side)
+    }
+
+    /// Sorted paths of the legal moves, with `+` after a crowning move.
+    fn paths<G: Geometry>(p: &Position<G>) -> Vec<String> {
+        let mut v: Vec<String> = p
+            .legal_moves()
+            .iter()
+            .map(|m| format!("{}{}", m.notation::<G>(), if m.crowns { "+" } else { "" }))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn find<G: Geometry>(p: &Position<G>, path: &str) -> Move<G::B> {
+        *p.legal_moves()
+            .iter()
+            .find(|m| m.notation::<G>() == path)
+            .unwrap_or_else(|| panic!("no move {path} in {:?}", paths(p)))
+    }
+
+    /// The set of the named squares on a board of size `G`.
+    fn set<G: Geometry>(names: &[&str]) -> G::B {
+        let mut b = G::B::ZERO;
+        for n in names {
+            let c = crate::geometry::parse_coord(n, G::N).unwrap();
+            b |= G::B::bit(c.to_square(G::N).unwrap().0 as u32);
+        }
+        b
+    }
+
+    /// Every way of counting agrees with the generated list.
+    fn counts_agree<G: Geometry>(p: &Position<G>) {
+        let n = p.legal_moves().len() as u64;
+        assert_eq!(p.count_moves(), n);
+        assert_eq!(perft(p, 1), n);
+        assert_eq!(perft_by_moves(p, 2), perft(p, 2));
+        let mut c = Counter(0);
+        p.generate_into(&mut c);
+        assert_eq!(c.0, n);
+        let mut caps = Vec::new();
+        p.generate_captures_only(&mut caps);
+        assert_eq!(p.has_capture(), !caps.is_empty());
+        if p.has_capture() {
+            assert_eq!(caps.len() as u64, n);
+        }
+    }
+
+    #[test]
+    fn man_may_not_capture_backwards() {
+        // The player's man on B2 has a bot man behind it on C1 and an empty D0 beyond.
+        let p = pos::<G4>("____/__p_/_b__/____", Side::Player);
+        assert!(!p.has_capture());
+        assert_eq!(paths(&p), ["B2 A1+", "B2 A3+"]);
+        counts_agree(&p);
+        // Likewise for the bot: its man on C1 may not take the player's man above it.
+        let q = pos::<G4>("____/__p_/_b__/____", Side::Bot);
+        assert!(!q.has_capture());
+        assert_eq!(paths(&q), ["C1 D0+", "C1 D2+"]);
+        counts_agree(&q);
+    }
+
+    #[test]
+    fn king_may_capture_backwards() {
+        let p = pos::<G4>("____/__P_/_b__/____", Side::Player);
+        assert!(p.has_capture());
+        assert_eq!(paths(&p), ["B2 D0"]);
+        let m = find(&p, "B2 D0");
+        assert_eq!(m.captured, set::<G4>(&["C1"]));
+        assert!(!m.crowns);
+        counts_agree(&p);
+        // A bot king takes upwards.
+        let p = pos::<G6>("______/__p___/___B__/______/______/______", Side::Bot);
+        assert_eq!(paths(&p), ["C3 A1"]);
+        counts_agree(&p);
+    }
+
+    #[test]
+    fn capture_is_mandatory() {
+        // E1 can take D2; E5 could step but may not.
+        let p = pos::<G6>("______/______/______/__b___/_p___p/______", Side::Player);
+        assert!(p.has_capture());
+        assert_eq!(paths(&p), ["E1 C3"]);
+        counts_agree(&p);
+        // Without the bot man, both men step.
+        let q = pos::<G6>("______/______/______/______/_p___p/______", Side::Player);
+        assert!(!q.has_capture());
+        assert_eq!(paths(&q), ["E1 D0", "E1 D2", "E5 D4"]);
+        counts_agree(&q);
+    }
+
+    #[test]
+    fn crowning_capture_ends_the_move() {
+        // C1 takes B2 and is crowned on A3; a king there could go on over B4, but the move ends.
+        let p = pos::<G6>("______/__b_b_/_p____/______/______/______", Side::Player);
+        assert_eq!(paths(&p), ["C1 A3+"]);
+        let m = find(&p, "C1 A3");
+        assert!(m.crowns);
+        assert_eq!(m.jumps, 1);
+        assert_eq!(m.captured, set::<G6>(&["B2"]));
+        let after = p.play(&m);
+        assert_eq!(
+            Grid::from_position(&after).to_line(),
+            "___P__/____b_/______/______/______/______"
+        );
+        counts_agree(&p);
+        // A king already on C1 does go on.
+        let k = pos::<G6>("______/__b_b_/_P____/______/______/______", Side::Player);
+        assert_eq!(paths(&k), ["C1 A3 C5"]);
+        counts_agree(&k);
+    }
+
+    #[test]
+    fn king_loops_back_over_its_start_square() {
+        // Round four men back to E3, both ways round.
+        let p = pos::<G6>("______/__b_b_/______/__b_b_/___P__/______", Side::Player);
+        assert_eq!(paths(&p), ["E3 C1 A3 C5 E3", "E3 C5 A3 C1 E3"]);
+        let m = find(&p, "E3 C1 A3 C5 E3");
+        assert_eq!(m.from, m.to);
+        assert_eq!(m.jumps, 4);
+        assert_eq!(m.captured, set::<G6>(&["B2", "B4", "D2", "D4"]));
+        let after = p.play(&m);
+        assert!(after.is_consistent());
+        assert_eq!(after.material(Side::Bot), (0, 0));
+        assert_eq!(after.material(Side::Player), (0, 1));
+        assert!(after.kings.has(m.from.0 as u32));
+        counts_agree(&p);
+        // With two more men the king passes through E3 and goes on beyond it.
+        let q = pos::<G8>(
+            "________/__b_b___/________/__b_b___/___P____/__b_b___/________/________",
+            Side::Player,
+        );
+        let through = find(&q, "E3 C1 A3 C5 E3 G5");
+        assert_eq!(through.jumps, 5);
+        assert_eq!(through.captured, set::<G8>(&["D2", "B2", "B4", "D4", "F4"]));
+        assert!(paths(&q).contains(&"E3 C5 A3 C1 E3 G1".to_string()));
+        counts_agree(&q);
+    }
+
+    #[test]
+    fn a_piece_is_not_jumped_twice() {
+        // After taking D2 the king on C3 could jump it again back to its empty start square E1.
+        let p = pos::<G6>("______/______/______/__b___/_P____/______", Side::Player);
+        assert_eq!(paths(&p), ["E1 C3"]);
+        // After the four-piece loop the king stands on E3 next to D2 again and stops.
+        let q = pos::<G6>("______/__b_b_/______/__b_b_/___P__/______", Side::Player);
+        for m in q.legal_moves() {
+            assert_eq!(m.jumps, 4);
+        }
+    }
+
+    #[test]
+    fn side_without_moves_has_none() {
+        // Blocked men.
+        let p = pos::<G4>("_b_b/p_p_/____/____", Side::Player);
+        assert!(p.legal_moves().is_empty());
+        assert_eq!(p.count_moves(), 0);
+        assert_eq!(perft(&p, 1), 0);
+        assert_eq!(perft(&p, 3), 0);
+        counts_agree(&p);
+        // No pieces at all.
+        let q = pos::<G6>("______/______/______/______/______/p_p_p_", Side::Bot);
+        assert!(q.legal_moves().is_empty());
+        assert_eq!(q.count_moves(), 0);
+        counts_agree(&q);
+    }
+
+    #[test]
+    fn step_to_the_far_row_crowns() {
+        let p = pos::<G4>("____/__p_/____/____", Side::Player);
+        for m in p.legal_moves() {
+            assert!(m.crowns, "{}", m.notation::<G4>());
+            let after = p.play(&m);
+            assert!(after.kings.has(m.to.0 as u32));
+            assert!(after.is_consistent());
+        }
+        // The bot crowns on the bottom row; a king reaching a far row is not "crowned" again.
+        let b = pos::<G4>("____/____/_b__/____", Side::Bot);
+        assert!(b.legal_moves().iter().all(|m| m.crowns));
+        let k = pos::<G4>("____/__P_/____/____", Side::Player);
+        assert!(k.legal_moves().iter().all(|m| !m.crowns));
+        assert_eq!(paths(&k), ["B2 A1", "B2 A3", "B2 C1", "B2 C3"]);
+        // A step elsewhere does not crown.
+        let q = pos::<G6>("______/______/______/______/_p____/______", Side::Player);
+        assert!(q.legal_moves().iter().all(|m| !m.crowns));
+    }
+
+    #[test]
+    fn captured_squares_are_reported() {
+        // The man on H2 has a tree of multi-jumps; every path's captures are the squares between
+        // its landing squares, and the captured set matches.
+        let p = pos::<G8>(
+            "___B____/________/_b_b_b__/______P_/___b_b__/______b_/_b_b____/__p_____",
+            Side::Player,
+        );
+        let moves = p.legal_moves();
+        assert!(moves.iter().all(|m| m.is_capture()));
+        assert!(moves.iter().any(|m| m.jumps >= 3));
+        for m in &moves {
+            let coords = m.captured_coords::<G8>();
+            assert_eq!(coords.len(), m.jumps as usize);
+            let mut bits = 0u64;
+            for c in &coords {
+                bits |= 1u64 << c.to_square(8).unwrap().0;
+            }
+            assert_eq!(bits, m.captured, "{}", m.notation::<G8>());
+            assert_eq!(m.captured & p.pieces[Side::Bot.index()], m.captured);
+            let after = p.play(m);
+            assert!(after.is_consistent());
+            assert_eq!(
+                after.pieces[Side::Bot.index()].popcount(),
+                p.pieces[Side::Bot.index()].popcount() - m.jumps as u32
+            );
+        }
+        let mut man: Vec<String> = moves
+            .iter()
+            .map(|m| m.notation::<G8>())
+            .filter(|n| n.starts_with("H2"))
+            .collect();
+        man.sort();
+        assert_eq!(man, ["H2 F0", "H2 F4 D2 B0", "H2 F4 D2 B4"]);
+        let m = find(&p, "H2 F4 D2 B4");
+        assert_eq!(
+            m.captured_coords::<G8>(),
+            [Coord::new(6, 3), Coord::new(4, 3), Coord::new(2, 3)]
+        );
+        assert_eq!(m.captured, set::<G8>(&["G3", "E3", "C3"]));
+        counts_agree(&p);
+    }
+}
