@@ -23,6 +23,8 @@ enum Command {
     Perft(cmd::perft::PerftArgs),
     /// List the legal moves of a position.
     Moves(cmd::moves::MovesArgs),
+    /// Fixed benchmarks with their speed (`bench perft`).
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Moves(args) => cmd::moves::run(&args),
+        Command::Bench(args) => cmd::bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
