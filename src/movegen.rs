@@ -705,6 +705,15 @@ mod tests {
         assert!(!q.has_capture());
         assert_eq!(paths(&q), ["C1 D0+", "C1 D2+"]);
         counts_agree(&q);
+        // Nor may a man turn back in the middle of a multi-jump: after E1xC3 the man on C3 has the
+        // bot man on D4 behind it and E5 empty beyond, and stops.
+        let r = pos::<G6>("______/______/______/__b_b_/_p____/______", Side::Player);
+        assert_eq!(paths(&r), ["E1 C3"]);
+        counts_agree(&r);
+        // A king there does go on.
+        let k = pos::<G6>("______/______/______/__b_b_/_P____/______", Side::Player);
+        assert_eq!(paths(&k), ["E1 C3 E5"]);
+        counts_agree(&k);
     }
 
     #[test]
