@@ -318,7 +318,8 @@ fn random_placements_match_reference() {
 }
 
 /// Prints reference perft figures in the data-file format, for `tests/data`: every depth until
-/// the count reaches `REF_LEAVES` (default ten million). Slow; run with
+/// the count reaches `REF_LEAVES` (default ten million); `REF_ONLY=N` keeps only the N x N boards.
+/// Slow; run with
 /// `cargo test --release --test reference -- --ignored --nocapture print_reference_perft`.
 #[test]
 #[ignore]
@@ -332,6 +333,8 @@ fn print_reference_perft() {
         .map(|s| (RefBoard::initial(s.n()).line(), 'p'))
         .collect();
     cases.extend(TRICKY.iter().map(|&(l, s, _)| (l.to_string(), s)));
+    let only: Option<usize> = std::env::var("REF_ONLY").ok().and_then(|s| s.parse().ok());
+    cases.retain(|(line, _)| only.is_none_or(|n| line.split('/').count() == n));
     for (line, side) in cases {
         let board = RefBoard::parse(&line);
         println!("board {line} {side}");

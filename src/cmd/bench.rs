@@ -43,7 +43,9 @@ const PERFT_8X8: [u64; 13] = [
 
 /// Perft figures of the 12x12 start position, by depth, as checked against the reference move
 /// generator of the test suite (`tests/data/perft_12x12.txt`).
-const PERFT_12X12: [u64; 9] = [1, 11, 121, 1222, 10053, 78629, 577772, 4263112, 30635845];
+const PERFT_12X12: [u64; 10] = [
+    1, 11, 121, 1222, 10053, 78629, 577772, 4263112, 30635845, 223052917,
+];
 
 /// Runs a benchmark.
 pub fn run(args: &BenchArgs) -> Result<()> {
