@@ -33,6 +33,8 @@ enum Command {
     Play(cmd::play::PlayArgs),
     /// Let two configurations (or the engine and a random player) play a series of games.
     Match(cmd::matches::MatchArgs),
+    /// Fixed benchmarks with their speed (`bench perft`).
+    Bench(cmd::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cmd::replay::run(&args),
         Command::Play(args) => cmd::play::run(&args),
         Command::Match(args) => cmd::matches::run(&args),
+        Command::Bench(args) => cmd::bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

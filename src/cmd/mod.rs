@@ -1,5 +1,6 @@
 //! One module per subcommand. Each reads its own arguments and writes its own output.
 
+pub mod bench;
 pub mod common;
 pub mod matches;
 pub mod moves;
