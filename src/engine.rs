@@ -24,7 +24,10 @@ use crate::any::{AnyPosition, MoveInfo};
 use crate::eval::{Evaluator, Weights};
 use crate::geometry::Geometry;
 use crate::position::{Move, Position};
-use crate::search::{Counters, Iteration, Searcher, StopControl, MAX_PLY, WIN, WIN_BOUND};
+use crate::search::{
+    xorshift, Counters, Iteration, SearchParams, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN,
+    WIN_BOUND,
+};
 use crate::tt::Tt;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -171,6 +174,7 @@ pub struct SearchResult {
 pub struct Engine {
     tt: Tt,
     config: EngineConfig,
+    params: SearchParams,
     rng: u64,
 }
 
@@ -181,12 +185,23 @@ impl Engine {
             tt: Tt::new(config.hash_mb),
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
+            params: SearchParams::default(),
         }
     }
 
     /// The settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// The search settings (see [`SearchParams`]).
+    pub fn search_params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
+    pub fn set_search_params(&mut self, params: SearchParams) {
+        self.params = params;
     }
 
     /// Resizes the transposition table (its contents are lost).
@@ -240,15 +255,9 @@ impl Engine {
         };
         let tt = &self.tt;
         let cfg = &self.config;
-        crate::with_position!(pos, p => search_position(tt, cfg, p, history, limits, stop, on_info, rng))
+        let params = self.params;
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, stop, on_info, rng))
     }
-}
-
-fn xorshift(mut x: u64) -> u64 {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    x
 }
 
 fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
@@ -259,6 +268,7 @@ fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
 fn search_position<G: Geometry>(
     tt: &Tt,
     cfg: &EngineConfig,
+    params: SearchParams,
     root: &Position<G>,
     history: &[u64],
     limits: &Limits,
@@ -322,15 +332,18 @@ fn search_position<G: Geometry>(
                     node_limit: limits.nodes,
                     shared_nodes: sn,
                 };
-                let mut s = Searcher::new(tt, ev, ctl, history, t as u64);
+                let mut s = Searcher::new(tt, ev, ctl, history, t as u64, params);
                 s.set_root(root);
                 let mut order = order0;
                 // Helpers start at different depths so that threads fill the table ahead of
                 // each other.
                 let mut d = 1 + (t as u32 % 2);
+                let mut prev = None;
                 while d <= max_depth {
-                    if s.search_root(root, &mut order, d, None).is_none() || s.aborted() {
-                        break;
+                    let (it, _) = aspiration(&mut s, root, &mut order, d, prev, &mut None);
+                    match it {
+                        Some(it) if !s.aborted() => prev = Some(it.score),
+                        _ => break,
                     }
                     d += 1;
                 }
@@ -345,31 +358,21 @@ fn search_position<G: Geometry>(
             node_limit: limits.nodes,
             shared_nodes: &shared_nodes,
         };
-        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0);
+        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0, params);
         s.set_root(root);
         let mut order = moves.clone();
         let mut last: Option<Iteration<G::B>> = None;
         let mut completed = 0;
         let mut reason = StopReason::Depth;
-        let mut rng_state = rng;
+        let mut tie = rng.map(|x| x | 1);
         for depth in 1..=max_depth {
-            let mut pick = |n: usize| {
-                let x = xorshift(rng_state.unwrap_or(1));
-                rng_state = Some(x);
-                (x % n as u64) as usize
-            };
-            let tie: Option<&mut dyn FnMut(usize) -> usize> =
-                if rng.is_some() { Some(&mut pick) } else { None };
-            let it = s.search_root(root, &mut order, depth, tie);
-            match it {
-                None => {}
-                Some(it) if it.partial => {
-                    last = Some(it);
-                }
-                Some(it) => {
-                    completed = depth;
-                    last = Some(it);
-                }
+            let prev = last.as_ref().map(|it| it.score);
+            let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
+            if done {
+                completed = depth;
+            }
+            if let Some(it) = it {
+                last = Some(it);
             }
             if s.aborted() {
                 reason = if stop.load(Ordering::Relaxed) {
@@ -427,6 +430,56 @@ fn search_position<G: Geometry>(
         best,
         info,
         reason: *reason,
+    }
+}
+
+/// Searches one iteration with an aspiration window around the previous score, widening it
+/// after a fail low or high. Returns the iteration to keep, if any (a completed one, or a partial
+/// one whose best move is proven at least as good as the previous best), and whether the
+/// iteration was completed.
+fn aspiration<G: Geometry>(
+    s: &mut Searcher<'_, G>,
+    root: &Position<G>,
+    order: &mut Vec<Move<G::B>>,
+    depth: u32,
+    prev: Option<i32>,
+    tie: &mut Option<u64>,
+) -> (Option<Iteration<G::B>>, bool) {
+    let mut delta = s.params().aspiration;
+    let mut window = match prev {
+        Some(p) if depth >= 4 && delta > 0 && p.abs() < WIN_BOUND => (p - delta, p + delta),
+        _ => FULL_WINDOW,
+    };
+    let mut kept = None;
+    loop {
+        let it = s.search_root(root, order, depth, window, tie.as_mut());
+        let Some(it) = it else {
+            return (kept, false);
+        };
+        if it.partial {
+            // Stopped: keep the best move only if it did not fail low.
+            if it.score > window.0 {
+                kept = Some(it);
+            }
+            return (kept, false);
+        }
+        delta = delta.saturating_mul(2);
+        if it.score <= window.0 && window.0 > FULL_WINDOW.0 {
+            window.0 = if delta > 400 {
+                FULL_WINDOW.0
+            } else {
+                (it.score - delta).max(FULL_WINDOW.0)
+            };
+        } else if it.score >= window.1 && window.1 < FULL_WINDOW.1 {
+            window.1 = if delta > 400 {
+                FULL_WINDOW.1
+            } else {
+                (it.score + delta).min(FULL_WINDOW.1)
+            };
+            kept = Some(it);
+        } else {
+            return (Some(it), true);
+        }
     }
 }
 

@@ -24,7 +24,37 @@ pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32 - 1;
 /// Plies without a capture or a man's move after which the game is drawn (40 moves by each side).
 pub const NO_PROGRESS_PLIES: u32 = 80;
 const INF: i32 = WIN + 1;
+/// The root window that gives exact scores.
+pub const FULL_WINDOW: (i32, i32) = (-INF, INF);
 const NO_MOVE: u16 = u16::MAX;
+
+/// Search settings that are not part of the engine's configuration: for experiments, benches and
+/// matches between variants of the search. The defaults are what the engine plays with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchParams {
+    /// Late-move reductions: quiet moves after the first few are first searched less deep.
+    pub lmr: bool,
+    /// Moves searched at full depth before reductions start.
+    pub lmr_min_index: usize,
+    /// Smallest remaining depth where a move may be reduced.
+    pub lmr_min_depth: i32,
+    /// No reductions in a position where the opponent threatens a capture.
+    pub lmr_threat_guard: bool,
+    /// Half-width of the root aspiration window in hundredths of a man (0 = full window).
+    pub aspiration: i32,
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams {
+            lmr: true,
+            lmr_min_index: 3,
+            lmr_min_depth: 3,
+            lmr_threat_guard: true,
+            aspiration: 25,
+        }
+    }
+}
 
 /// Counters kept during a search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,6 +127,15 @@ pub struct Searcher<'a, G: Geometry> {
     /// Root move noise for helper threads (0 = none), so threads explore different orders.
     jitter: u64,
     local_nodes_flushed: u64,
+    params: SearchParams,
+}
+
+/// One step of a xorshift64 generator (the state must not be 0).
+pub fn xorshift(mut x: u64) -> u64 {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    x
 }
 
 /// A 16-bit identifier of a move (start, end and path), stored in the transposition table.
@@ -144,6 +183,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         ctl: StopControl<'a>,
         history: &[u64],
         jitter: u64,
+        params: SearchParams,
     ) -> Self {
         let mut keys = Vec::with_capacity(history.len() + MAX_PLY + 2);
         let mut quiet = Vec::with_capacity(history.len() + MAX_PLY + 2);
@@ -166,7 +206,13 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             pv: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             jitter,
             local_nodes_flushed: 0,
+            params,
         }
+    }
+
+    /// The search settings.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
     }
 
     /// Whether the last search was stopped before it finished.
@@ -334,6 +380,15 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         // A single legal move costs no depth.
         let new_depth = if moves.len() == 1 { depth } else { depth - 1 };
         self.order(pos, &mut moves, tt_move, ply);
+        // Late quiet moves may be searched less deep first; never when captures are forced, and
+        // (optionally) not when the opponent threatens a capture.
+        let lmr = self.params;
+        let may_reduce = lmr.lmr
+            && !forced_capture
+            && depth >= lmr.lmr_min_depth
+            && moves.len() > lmr.lmr_min_index
+            && !(lmr.lmr_threat_guard && pos.with_side(pos.side.opponent()).has_capture());
+        let killers = self.killers[ply];
         let mut best = -INF;
         let mut best_move = moves[0];
         let mut bound = Bound::Upper;
@@ -344,7 +399,21 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             if i == 0 {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
             } else {
-                score = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1);
+                let mut reduction = 0;
+                if may_reduce && i >= lmr.lmr_min_index && !mv.crowns {
+                    let id = Some((mv.from.0, mv.to.0, mv.jumps));
+                    // A move that offers the opponent a capture is tactical: a shot or a blunder.
+                    if killers[0] != id && killers[1] != id && !child.has_capture() {
+                        reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
+                        if is_pv {
+                            reduction -= 1;
+                        }
+                    }
+                }
+                score = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                if reduction > 0 && score > alpha && !self.aborted {
+                    score = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1);
+                }
                 if score > alpha && score < beta && !self.aborted {
                     score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
                 }
@@ -383,7 +452,12 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 }
             }
         }
-        let mv_index = move_id(&best_move);
+        // After a fail-low every move was refuted: the table's old move is as good a guess as any.
+        let mv_index = if bound == Bound::Upper && tt_move != NO_MOVE {
+            tt_move
+        } else {
+            move_id(&best_move)
+        };
         self.tt.store(
             pos.hash,
             Entry {
@@ -397,21 +471,23 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         best
     }
 
-    /// Searches the root to `depth`, with `order` the root moves best first (reordered in place so
-    /// the best ends up first). Returns the iteration, which is partial if the search was stopped
+    /// Searches the root to `depth` within the window `(alpha, beta)` (use `(-INF, INF)`, see
+    /// [`FULL_WINDOW`], for an exact score), with `order` the root moves best first (reordered in
+    /// place so the best ends up first). A score at or below alpha is an upper bound (fail low), one
+    /// at or above beta a lower bound (fail high). Returns the iteration, which is partial if the search was stopped
     /// after at least the first move was fully searched; `None` if stopped before that.
     pub fn search_root(
         &mut self,
         root: &Position<G>,
         order: &mut Vec<Move<G::B>>,
         depth: u32,
-        tie_break: Option<&mut dyn FnMut(usize) -> usize>,
+        window: (i32, i32),
+        tie_break: Option<&mut u64>,
     ) -> Option<Iteration<G::B>> {
         self.counters.nodes += 1;
         self.pv[0].clear();
         let depth = depth as i32;
-        let mut alpha = -INF;
-        let beta = INF;
+        let (mut alpha, beta) = window;
         let mut best_index = None;
         let mut best_score = -INF;
         let mut ties: Vec<usize> = Vec::new();
@@ -446,15 +522,20 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 pv.extend_from_slice(&self.pv[1]);
                 self.pv[0] = pv;
                 alpha = alpha.max(score);
+                if score >= beta {
+                    // Fail high: the caller widens the window and searches again.
+                    break;
+                }
             } else if randomise && score == best_score {
                 ties.push(i);
             }
         }
         let partial = self.aborted;
         let mut best = best_index?;
-        if let Some(pick) = tie_break {
+        if let Some(state) = tie_break {
             if ties.len() > 1 && !partial {
-                best = ties[pick(ties.len()) % ties.len()];
+                *state = xorshift(*state);
+                best = ties[(*state % ties.len() as u64) as usize];
                 if best != best_index.unwrap_or(best) {
                     self.pv[0] = vec![order[best]];
                 }
@@ -467,13 +548,20 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         *order = reordered;
         let mv_index = move_id(&order[0]);
         if !partial {
+            let bound = if best_score <= window.0 {
+                Bound::Upper
+            } else if best_score >= window.1 {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
             self.tt.store(
                 root.hash,
                 Entry {
                     score: to_tt(best_score, 0),
                     mv: mv_index,
                     depth: depth.clamp(0, 255) as u8,
-                    bound: Bound::Exact,
+                    bound,
                 },
             );
         }
