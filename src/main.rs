@@ -25,6 +25,8 @@ enum Command {
     Moves(cmd::moves::MovesArgs),
     /// Search a position and print the best move.
     Search(cmd::search::SearchArgs),
+    /// Search benchmark: node signature over fixed positions, depth in time, deadline, threads.
+    BenchSearch(cmd::bench_search::SearchBenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => cmd::perft::run(&args),
         Command::Moves(args) => cmd::moves::run(&args),
         Command::Search(args) => cmd::search::run(&args),
+        Command::BenchSearch(args) => cmd::bench_search::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
