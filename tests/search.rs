@@ -176,6 +176,7 @@ fn tune_match() {
                 "depth" => p.lmr_min_depth = v as i32,
                 "threat" => p.lmr_threat_guard = v != 0,
                 "asp" => p.aspiration = v as i32,
+                "text" => p.threat_extension = v != 0,
                 _ => panic!("unknown knob {k}"),
             }
         }
@@ -200,7 +201,8 @@ fn tune_match() {
     let mut eb = engine();
     eb.set_search_params(b);
     let (mut wa, mut wb, mut d) = (0, 0, 0);
-    for start in openings(size, games, 4, 12345) {
+    let seed: u64 = env("CB_SEED", "12345").parse().unwrap();
+    for start in openings(size, games, 4, seed) {
         for a_plays in [Side::Player, Side::Bot] {
             let mut es = if a_plays == Side::Player {
                 [&mut ea, &mut eb]
