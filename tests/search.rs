@@ -164,13 +164,24 @@ fn openings(size: BoardSize, count: usize, plies: usize, seed: u64) -> Vec<AnyPo
 #[test]
 #[ignore]
 fn tune_match() {
-    use checkersbot::search::SearchParams;
-    let variant = |name: &str| -> SearchParams {
+    use checkersbot::engine::SearchParams;
+    use checkersbot::eval::Weights;
+    let variant = |name: &str| -> (SearchParams, Weights) {
         let mut p = SearchParams::default();
+        let mut w = Weights::default();
         for part in name.split(',').filter(|s| !s.is_empty()) {
             let (k, v) = part.split_once('=').unwrap_or((part, "1"));
             let v: i64 = v.parse().unwrap();
             match k {
+                "man" => w.man = v as i32,
+                "king" => w.king = v as i32,
+                "advance" => w.advance = v as i32,
+                "backrank" => w.back_rank = v as i32,
+                "centre" => w.centre = v as i32,
+                "mobility" => w.mobility = v as i32,
+                "runaway" => w.runaway = v as i32,
+                "trade" => w.trade = v as i32,
+                "endgame" => w.endgame = v as i32,
                 "lmr" => p.lmr = v != 0,
                 "min" => p.lmr_min_index = v as usize,
                 "depth" => p.lmr_min_depth = v as i32,
@@ -180,7 +191,7 @@ fn tune_match() {
                 _ => panic!("unknown knob {k}"),
             }
         }
-        p
+        (p, w)
     };
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
     let a = variant(&env("CB_A", ""));
@@ -197,9 +208,11 @@ fn tune_match() {
         ..Limits::default()
     };
     let mut ea = engine();
-    ea.set_search_params(a);
+    ea.set_search_params(a.0);
+    ea.set_weights(a.1.clone());
     let mut eb = engine();
-    eb.set_search_params(b);
+    eb.set_search_params(b.0);
+    eb.set_weights(b.1.clone());
     let (mut wa, mut wb, mut d) = (0, 0, 0);
     let seed: u64 = env("CB_SEED", "12345").parse().unwrap();
     for start in openings(size, games, 4, seed) {
