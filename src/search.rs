@@ -62,8 +62,8 @@ impl Default for SearchParams {
     fn default() -> Self {
         SearchParams {
             lmr: true,
-            lmr_min_index: 3,
-            lmr_min_depth: 3,
+            lmr_min_index: 4,
+            lmr_min_depth: 4,
             lmr_threat_guard: true,
             aspiration: 25,
             threat_extension: true,
