@@ -6,6 +6,12 @@
 //! soft limit (half the move time) decides between iterations whether to start another; a hard
 //! limit (the move time less a millisecond) is polled every 1024 nodes.
 //!
+//! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
+//! threads start one ply apart and stop slightly before the hard limit, so that joining them never
+//! delays the answer. The main thread takes over a helper's deeper completed iteration, and a
+//! depth-limited search ends when any thread completes the last iteration. One thread and a depth
+//! or node limit give the same result every time.
+//!
 //! ```
 //! use checkersbot::any::AnyPosition;
 //! use checkersbot::engine::{Engine, EngineConfig, Limits};
@@ -307,6 +313,11 @@ fn search_position<G: Geometry>(
         };
         start + t.saturating_sub(margin)
     });
+    // Helpers stop a little earlier, so that joining them never delays the answer.
+    let helper_deadline = limits.movetime.and_then(|t| {
+        let early = (t / 50).min(Duration::from_millis(2));
+        deadline.map(|d| d.checked_sub(early).unwrap_or(d))
+    });
     let soft = limits.movetime.map(|t| start + t / 2);
     let max_depth = limits
         .depth
@@ -334,7 +345,7 @@ fn search_position<G: Geometry>(
                 let ctl = StopControl {
                     stop,
                     helpers_stop: hs,
-                    deadline,
+                    deadline: helper_deadline,
                     node_limit: limits.nodes,
                     shared_nodes: sn,
                 };
