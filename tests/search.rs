@@ -565,3 +565,21 @@ fn stops_when_the_result_is_proven() {
     assert_eq!(r.reason, StopReason::Proven);
     assert_eq!(r.info.score.to_string(), "win 1");
 }
+
+#[test]
+fn two_threads_find_the_shot_and_reach_the_depth() {
+    let p = pos(SHOT_8, Side::Player);
+    let mut e = Engine::new(EngineConfig {
+        hash_mb: 8,
+        threads: 2,
+        ..EngineConfig::default()
+    });
+    let r = search(&mut e, &p, &[], &depth(10));
+    assert_eq!(r.best.unwrap().notation(), "F4 E3");
+    assert_eq!(r.reason, StopReason::Depth);
+    assert_eq!(r.info.depth, 10);
+    let start = AnyPosition::initial(BoardSize::S10, Side::Bot);
+    let r = search(&mut e, &start, &[], &depth(8));
+    assert!(r.best.is_some());
+    assert_eq!(r.info.depth, 8);
+}
