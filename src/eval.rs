@@ -99,9 +99,9 @@ impl Default for Weights {
         Weights {
             man: 100,
             king: 130,
-            advance: 3,
+            advance: 2,
             back_rank: 12,
-            centre: 4,
+            centre: 2,
             mobility: 4,
             runaway: 30,
             trade: 120,
