@@ -6,6 +6,12 @@
 //! soft limit (half the move time) decides between iterations whether to start another; a hard
 //! limit (the move time less a millisecond) is polled every 1024 nodes.
 //!
+//! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
+//! threads start one ply apart and stop slightly before the hard limit, so that joining them never
+//! delays the answer. The main thread takes over a helper's deeper completed iteration, and a
+//! depth-limited search ends when any thread completes the last iteration. One thread and a depth
+//! or node limit give the same result every time.
+//!
 //! ```
 //! use checkersbot::any::AnyPosition;
 //! use checkersbot::engine::{Engine, EngineConfig, Limits};
@@ -24,10 +30,14 @@ use crate::any::{AnyPosition, MoveInfo};
 use crate::eval::{Evaluator, Weights};
 use crate::geometry::Geometry;
 use crate::position::{Move, Position};
-use crate::search::{Counters, Iteration, Searcher, StopControl, MAX_PLY, WIN, WIN_BOUND};
+pub use crate::search::SearchParams;
+use crate::search::{
+    xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
+};
 use crate::tt::Tt;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long and how deep to search. Unset limits do not apply; with none at all the search runs
@@ -171,6 +181,7 @@ pub struct SearchResult {
 pub struct Engine {
     tt: Tt,
     config: EngineConfig,
+    params: SearchParams,
     rng: u64,
 }
 
@@ -181,12 +192,23 @@ impl Engine {
             tt: Tt::new(config.hash_mb),
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
+            params: SearchParams::default(),
         }
     }
 
     /// The settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// The search settings (see [`SearchParams`]).
+    pub fn search_params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
+    pub fn set_search_params(&mut self, params: SearchParams) {
+        self.params = params;
     }
 
     /// Resizes the transposition table (its contents are lost).
@@ -240,15 +262,9 @@ impl Engine {
         };
         let tt = &self.tt;
         let cfg = &self.config;
-        crate::with_position!(pos, p => search_position(tt, cfg, p, history, limits, stop, on_info, rng))
+        let params = self.params;
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, stop, on_info, rng))
     }
-}
-
-fn xorshift(mut x: u64) -> u64 {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    x
 }
 
 fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
@@ -259,6 +275,7 @@ fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
 fn search_position<G: Geometry>(
     tt: &Tt,
     cfg: &EngineConfig,
+    params: SearchParams,
     root: &Position<G>,
     history: &[u64],
     limits: &Limits,
@@ -296,6 +313,11 @@ fn search_position<G: Geometry>(
         };
         start + t.saturating_sub(margin)
     });
+    // Helpers stop a little earlier, so that joining them never delays the answer.
+    let helper_deadline = limits.movetime.and_then(|t| {
+        let early = (t / 50).min(Duration::from_millis(2));
+        deadline.map(|d| d.checked_sub(early).unwrap_or(d))
+    });
     let soft = limits.movetime.map(|t| start + t / 2);
     let max_depth = limits
         .depth
@@ -303,7 +325,10 @@ fn search_position<G: Geometry>(
         .clamp(1, MAX_PLY as u32 - 8);
     let evaluator = Evaluator::<G>::new(cfg.weights.clone());
     let helpers_stop = AtomicBool::new(false);
-    let no_stop = AtomicBool::new(false);
+    // Set by a helper that completed the last iteration: the main thread then stops and takes it.
+    let helper_done = AtomicBool::new(false);
+    // The deepest iteration a helper has completed.
+    let helper_best: Mutex<Option<Iteration<G::B>>> = Mutex::new(None);
     let shared_nodes = AtomicU64::new(0);
     let threads = cfg.threads.max(1);
 
@@ -313,23 +338,38 @@ fn search_position<G: Geometry>(
             let ev = &evaluator;
             let hs = &helpers_stop;
             let sn = &shared_nodes;
+            let hd = &helper_done;
+            let hb = &helper_best;
             let order0 = moves.clone();
             handles.push(scope.spawn(move || {
                 let ctl = StopControl {
                     stop,
                     helpers_stop: hs,
-                    deadline,
+                    deadline: helper_deadline,
                     node_limit: limits.nodes,
                     shared_nodes: sn,
                 };
-                let mut s = Searcher::new(tt, ev, ctl, history, t as u64);
+                let mut s = Searcher::new(tt, ev, ctl, history, t as u64, params);
                 s.set_root(root);
                 let mut order = order0;
                 // Helpers start at different depths so that threads fill the table ahead of
                 // each other.
                 let mut d = 1 + (t as u32 % 2);
+                let mut prev = None;
                 while d <= max_depth {
-                    if s.search_root(root, &mut order, d, None).is_none() || s.aborted() {
+                    let (it, done) = aspiration(&mut s, root, &mut order, d, prev, &mut None);
+                    let Some(it) = it else { break };
+                    if !done || s.aborted() {
+                        break;
+                    }
+                    prev = Some(it.score);
+                    if let Ok(mut best) = hb.lock() {
+                        if best.as_ref().is_none_or(|b| b.depth < d) {
+                            *best = Some(it);
+                        }
+                    }
+                    if d == max_depth {
+                        hd.store(true, Ordering::Relaxed);
                         break;
                     }
                     d += 1;
@@ -340,35 +380,37 @@ fn search_position<G: Geometry>(
         }
         let ctl = StopControl {
             stop,
-            helpers_stop: &no_stop,
+            helpers_stop: &helper_done,
             deadline,
             node_limit: limits.nodes,
             shared_nodes: &shared_nodes,
         };
-        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0);
+        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0, params);
         s.set_root(root);
         let mut order = moves.clone();
         let mut last: Option<Iteration<G::B>> = None;
         let mut completed = 0;
         let mut reason = StopReason::Depth;
-        let mut rng_state = rng;
-        for depth in 1..=max_depth {
-            let mut pick = |n: usize| {
-                let x = xorshift(rng_state.unwrap_or(1));
-                rng_state = Some(x);
-                (x % n as u64) as usize
-            };
-            let tie: Option<&mut dyn FnMut(usize) -> usize> =
-                if rng.is_some() { Some(&mut pick) } else { None };
-            let it = s.search_root(root, &mut order, depth, tie);
-            match it {
-                None => {}
-                Some(it) if it.partial => {
-                    last = Some(it);
-                }
-                Some(it) => {
-                    completed = depth;
-                    last = Some(it);
+        let mut tie = rng.map(|x| x | 1);
+        let mut depth = 1;
+        while depth <= max_depth {
+            let prev = last.as_ref().map(|it| it.score);
+            let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
+            if done {
+                completed = depth;
+            }
+            if let Some(it) = it {
+                last = Some(it);
+            }
+            // A helper ahead of this thread: take its deeper iteration and go on from there.
+            if let Some(h) = helper_best.lock().ok().and_then(|b| b.clone()) {
+                if h.depth > completed {
+                    completed = h.depth;
+                    depth = h.depth;
+                    if let Some(pos) = order.iter().position(|m| h.pv.first() == Some(m)) {
+                        order[..=pos].rotate_right(1);
+                    }
+                    last = Some(h);
                 }
             }
             if s.aborted() {
@@ -379,6 +421,8 @@ fn search_position<G: Geometry>(
                     .is_some_and(|n| shared_nodes.load(Ordering::Relaxed) >= n)
                 {
                     StopReason::Nodes
+                } else if helper_done.load(Ordering::Relaxed) {
+                    StopReason::Depth
                 } else {
                     StopReason::Time
                 };
@@ -400,6 +444,7 @@ fn search_position<G: Geometry>(
                 reason = StopReason::Time;
                 break;
             }
+            depth += 1;
         }
         helpers_stop.store(true, Ordering::Relaxed);
         s.flush_nodes();
@@ -427,6 +472,56 @@ fn search_position<G: Geometry>(
         best,
         info,
         reason: *reason,
+    }
+}
+
+/// Searches one iteration with an aspiration window around the previous score, widening it
+/// after a fail low or high. Returns the iteration to keep, if any (a completed one, or a partial
+/// one whose best move is proven at least as good as the previous best), and whether the
+/// iteration was completed.
+fn aspiration<G: Geometry>(
+    s: &mut Searcher<'_, G>,
+    root: &Position<G>,
+    order: &mut Vec<Move<G::B>>,
+    depth: u32,
+    prev: Option<i32>,
+    tie: &mut Option<u64>,
+) -> (Option<Iteration<G::B>>, bool) {
+    let mut delta = s.params().aspiration;
+    let mut window = match prev {
+        Some(p) if depth >= 4 && delta > 0 && p.abs() < WIN_BOUND => (p - delta, p + delta),
+        _ => FULL_WINDOW,
+    };
+    let mut kept = None;
+    loop {
+        let it = s.search_root(root, order, depth, window, tie.as_mut());
+        let Some(it) = it else {
+            return (kept, false);
+        };
+        if it.partial {
+            // Stopped: keep the best move only if it did not fail low.
+            if it.score > window.0 {
+                kept = Some(it);
+            }
+            return (kept, false);
+        }
+        delta = delta.saturating_mul(2);
+        if it.score <= window.0 && window.0 > FULL_WINDOW.0 {
+            window.0 = if delta > 400 {
+                FULL_WINDOW.0
+            } else {
+                (it.score - delta).max(FULL_WINDOW.0)
+            };
+        } else if it.score >= window.1 && window.1 < FULL_WINDOW.1 {
+            window.1 = if delta > 400 {
+                FULL_WINDOW.1
+            } else {
+                (it.score + delta).min(FULL_WINDOW.1)
+            };
+            kept = Some(it);
+        } else {
+            return (Some(it), true);
+        }
     }
 }
 

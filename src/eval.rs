@@ -99,10 +99,10 @@ impl Default for Weights {
         Weights {
             man: 100,
             king: 130,
-            advance: 3,
-            back_rank: 6,
-            centre: 4,
-            mobility: 2,
+            advance: 2,
+            back_rank: 12,
+            centre: 2,
+            mobility: 4,
             runaway: 30,
             trade: 120,
             endgame: 3,
@@ -142,7 +142,7 @@ pub struct Evaluator<G: Geometry> {
     /// Rows from the top, as masks.
     rows: Vec<G::B>,
     centre: G::B,
-    /// Double-corner squares (bottom-left and top-right corners and their neighbours).
+    /// Double-corner squares (top-left and bottom-right: A1, B0 and their mirror images).
     double_corners: G::B,
     coords: Vec<Coord>,
     _g: PhantomData<G>,
@@ -168,8 +168,9 @@ impl<G: Geometry> Evaluator<G> {
                     if r >= lo && r <= hi && c >= lo && c <= hi {
                         centre |= bit;
                     }
-                    // Double corners: top-right (A{n-1}, B{n-2}) and bottom-left.
-                    if (r <= 1 && c >= n - 2) || (r >= n - 2 && c <= 1) {
+                    // Double corners: the two playable squares beside the light corner squares,
+                    // top-left (A1, B0) and bottom-right; the other two corners are single.
+                    if (r <= 1 && c <= 1) || (r >= n - 2 && c >= n - 2) {
                         double_corners |= bit;
                     }
                 }

@@ -33,7 +33,7 @@ enum Command {
     Play(cmd::play::PlayArgs),
     /// Let two configurations (or the engine and a random player) play a series of games.
     Match(cmd::matches::MatchArgs),
-    /// Fixed benchmarks with their speed (`bench perft`).
+    /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(cmd::bench::BenchArgs),
 }
 

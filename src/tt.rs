@@ -4,7 +4,9 @@
 //! threads storing at once) makes the key check fail, so a reader never trusts a mixed entry. The
 //! table never grows: its size in MiB is fixed when it is made, which bounds the engine's memory.
 //!
-//! Buckets hold two entries: one kept by depth, one always replaced.
+//! Buckets hold two entries: one kept by depth (replaced by a deeper result, by any result of a
+//! newer search, or by the same position unless the new result is a much shallower bound), one
+//! always replaced.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -154,8 +156,16 @@ impl Tt {
         let old = deep.data.load(Ordering::Relaxed);
         let old_key = deep.check.load(Ordering::Relaxed) ^ old;
         let (old_entry, old_gen) = Entry::unpack(old);
-        let slot = if old == 0 || old_key == key || old_gen != gen || entry.depth >= old_entry.depth
-        {
+        let slot = if old_key == key && old != 0 {
+            // The same position: a much shallower bound does not overwrite a deeper result.
+            if entry.bound != Bound::Exact
+                && old_gen == gen
+                && (entry.depth as u32) + 2 < old_entry.depth as u32
+            {
+                return;
+            }
+            deep
+        } else if old == 0 || old_gen != gen || entry.depth >= old_entry.depth {
             deep
         } else {
             &self.slots[b + 1]

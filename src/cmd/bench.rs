@@ -1,7 +1,8 @@
 //! `checkersbot bench`: fixed benchmarks that print their speed.
 //!
 //! `bench perft` counts the move trees of the 8x8 and 12x12 start positions and checks the counts
-//! against the known figures.
+//! against the known figures; `bench search` searches fixed positions to a fixed depth (its total
+//! node count is the search's signature) and measures time-to-depth, deadlines, threads and memory.
 
 use anyhow::{bail, Result};
 use checkersbot::geometry::{Geometry, G12, G8};
@@ -23,6 +24,9 @@ pub struct BenchArgs {
 pub enum BenchKind {
     /// Perft (leaf counting) speed from the 8x8 and 12x12 start positions, player to move.
     Perft(PerftBenchArgs),
+    /// Search: node signature over fixed positions, depth in time, deadline overshoot, threads,
+    /// memory.
+    Search(super::bench_search::SearchBenchArgs),
 }
 
 /// Arguments of `bench perft`.
@@ -51,6 +55,7 @@ const PERFT_12X12: [u64; 10] = [
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.kind {
         BenchKind::Perft(a) => run_perft(a),
+        BenchKind::Search(a) => super::bench_search::run(a),
     }
 }
 

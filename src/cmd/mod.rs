@@ -1,6 +1,7 @@
 //! One module per subcommand. Each reads its own arguments and writes its own output.
 
 pub mod bench;
+pub mod bench_search;
 pub mod common;
 pub mod matches;
 pub mod moves;
