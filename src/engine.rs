@@ -2,9 +2,11 @@
 //! it returns the best move it found, reporting progress through a callback with plain data.
 //!
 //! The engine knows nothing of protocols or terminals. A search can be stopped from another thread
-//! through the `stop` flag; it then answers with the best move found so far. Time management: a
-//! soft limit (half the move time) decides between iterations whether to start another; a hard
-//! limit (the move time less a millisecond) is polled every 1024 nodes.
+//! through the `stop` flag; it then answers with the best move found so far. Time management: the
+//! move time is a per-move budget, so the search uses it. Between iterations it estimates the next
+//! iteration's time from the growth of the last two and starts it only if at least 40% of it is
+//! expected to fit (an unfinished iteration still counts: the root moves it finished can replace
+//! the best move); a hard limit (the move time less a millisecond) is polled every 1024 nodes.
 //!
 //! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
 //! threads start one ply apart and stop slightly before the hard limit, so that joining them never
@@ -267,6 +269,21 @@ impl Engine {
     }
 }
 
+/// Expected time of the next iteration from the last two: the last one times their growth factor
+/// (clamped to 1.5..4; 2.5 when there is only one).
+fn next_iteration_estimate(before: Option<Duration>, last: Option<Duration>) -> Duration {
+    let Some(last) = last else {
+        return Duration::ZERO;
+    };
+    let growth = match before {
+        Some(b) if b > Duration::from_micros(200) => {
+            (last.as_secs_f64() / b.as_secs_f64()).clamp(1.5, 4.0)
+        }
+        _ => 2.5,
+    };
+    last.mul_f64(growth)
+}
+
 fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
     moves.iter().map(MoveInfo::of::<G>).collect()
 }
@@ -318,7 +335,7 @@ fn search_position<G: Geometry>(
         let early = (t / 50).min(Duration::from_millis(2));
         deadline.map(|d| d.checked_sub(early).unwrap_or(d))
     });
-    let soft = limits.movetime.map(|t| start + t / 2);
+    let budget_end = limits.movetime.map(|t| start + t);
     let max_depth = limits
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)
@@ -393,7 +410,9 @@ fn search_position<G: Geometry>(
         let mut reason = StopReason::Depth;
         let mut tie = rng.map(|x| x | 1);
         let mut depth = 1;
+        let mut iter_times: (Option<Duration>, Option<Duration>) = (None, None);
         while depth <= max_depth {
+            let iter_start = Instant::now();
             let prev = last.as_ref().map(|it| it.score);
             let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
             if done {
@@ -440,9 +459,13 @@ fn search_position<G: Geometry>(
                     break;
                 }
             }
-            if soft.is_some_and(|t| Instant::now() >= t) {
-                reason = StopReason::Time;
-                break;
+            iter_times = (iter_times.1, Some(iter_start.elapsed()));
+            if let Some(end) = budget_end {
+                let next = next_iteration_estimate(iter_times.0, iter_times.1);
+                if Instant::now() + next.mul_f64(0.4) >= end {
+                    reason = StopReason::Time;
+                    break;
+                }
             }
             depth += 1;
         }
