@@ -162,6 +162,23 @@ pub struct PlaySummary {
     pub moves: Vec<MoveInfo>,
 }
 
+impl PlaySummary {
+    /// The summary of a session leaving `game` at `position` with `status`.
+    fn of(game: &Game, position: AnyPosition, status: Status) -> PlaySummary {
+        let end = if status.is_over() {
+            PlayEnd::Over(status)
+        } else {
+            PlayEnd::Quit(status)
+        };
+        PlaySummary {
+            start: *game.start(),
+            end,
+            position,
+            moves: game.moves().to_vec(),
+        }
+    }
+}
+
 const RESET: &str = "\x1b[0m";
 const DARK: &str = "\x1b[48;5;236m";
 const LIGHT: &str = "\x1b[48;5;250m";
@@ -400,34 +417,14 @@ pub fn play<R: BufRead, W: Write>(
         line.clear();
         if input.read_line(&mut line)? == 0 {
             writeln!(out)?;
-            let end = if status.is_over() {
-                PlayEnd::Over(status)
-            } else {
-                PlayEnd::Quit(status)
-            };
-            return Ok(PlaySummary {
-                start: *game.start(),
-                end,
-                position: pos,
-                moves: game.moves().to_vec(),
-            });
+            return Ok(PlaySummary::of(&game, pos, status));
         }
         let text = line.trim();
         match text.to_ascii_lowercase().as_str() {
             "" => {}
             "quit" | "q" | "exit" => {
                 writeln!(out, "Bye.")?;
-                let end = if status.is_over() {
-                    PlayEnd::Over(status)
-                } else {
-                    PlayEnd::Quit(status)
-                };
-                return Ok(PlaySummary {
-                    start: *game.start(),
-                    end,
-                    position: pos,
-                    moves: game.moves().to_vec(),
-                });
+                return Ok(PlaySummary::of(&game, pos, status));
             }
             "help" | "?" => writeln!(out, "{HELP}")?,
             "board" => {

@@ -317,12 +317,19 @@ impl Pty {
         self.reply()
     }
 
-    /// Asks until the daemon answers (it may still be opening the device).
+    /// Asks until the daemon answers (it may still be opening the device). Earlier copies of the
+    /// question that reached the daemon are answered too: their replies, which must equal the
+    /// first, are drained so that they are not taken for the reply to the next request.
     fn ask_until_open(&mut self, line: &str) -> String {
         for _ in 0..100 {
             self.send(line);
             match self.lines.recv_timeout(Duration::from_millis(200)) {
-                Ok(l) => return l,
+                Ok(l) => {
+                    while let Ok(extra) = self.lines.recv_timeout(Duration::from_millis(300)) {
+                        assert_eq!(extra, l, "a late reply to an earlier '{line}'");
+                    }
+                    return l;
+                }
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(e) => panic!("{e}"),
             }
