@@ -133,6 +133,36 @@ impl Grid {
         Self::from_rows(&rows)
     }
 
+    /// Parses the one-line form like [`Grid::parse_line`] but lets a man stand on its crowning row
+    /// (for a caller that explains such a board itself, e.g. an arm that has not crowned a piece
+    /// yet); [`Grid::uncrowned_man`] reports such a man.
+    pub fn parse_line_allowing_uncrowned(text: &str) -> Result<Grid, BoardError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(BoardError::Empty);
+        }
+        let rows: Vec<Vec<char>> = text.split('/').map(row_chars).collect();
+        Self::from_rows_allowing_uncrowned(&rows)
+    }
+
+    /// The first man (top row first) standing on the row where it would have been crowned, as the
+    /// error that names it.
+    pub fn uncrowned_man(&self) -> Option<BoardError> {
+        let n = self.size.n();
+        self.playable().find_map(|at| {
+            let p = self.get(at).filter(|p| !p.king)?;
+            let crowning_row = match p.side {
+                Side::Player => 0,
+                Side::Bot => n - 1,
+            };
+            (at.row as usize == crowning_row).then(|| BoardError::ManOnCrowningRow {
+                at,
+                ch: p.to_char(),
+                king: Piece { king: true, ..p }.to_char(),
+            })
+        })
+    }
+
     /// Parses either form: the one-line form if the text has a `/`, else a layout.
     pub fn parse(text: &str) -> Result<Grid, BoardError> {
         if text.contains('/') {
@@ -143,6 +173,14 @@ impl Grid {
     }
 
     fn from_rows(rows: &[Vec<char>]) -> Result<Grid, BoardError> {
+        let grid = Self::from_rows_allowing_uncrowned(rows)?;
+        match grid.uncrowned_man() {
+            Some(e) => Err(e),
+            None => Ok(grid),
+        }
+    }
+
+    fn from_rows_allowing_uncrowned(rows: &[Vec<char>]) -> Result<Grid, BoardError> {
         if rows.is_empty() {
             return Err(BoardError::Empty);
         }
@@ -163,18 +201,8 @@ impl Grid {
                     '_' | '.' => None,
                     _ => Some(Piece::from_char(ch).ok_or(BoardError::UnknownChar { at, ch })?),
                 };
-                if let Some(p) = piece {
-                    if !at.is_playable(n) {
-                        return Err(BoardError::LightSquare { at, ch });
-                    }
-                    let crowning_row = match p.side {
-                        Side::Player => 0,
-                        Side::Bot => n - 1,
-                    };
-                    if !p.king && r == crowning_row {
-                        let king = Piece { king: true, ..p }.to_char();
-                        return Err(BoardError::ManOnCrowningRow { at, ch, king });
-                    }
+                if piece.is_some() && !at.is_playable(n) {
+                    return Err(BoardError::LightSquare { at, ch });
                 }
                 grid.set(at, piece);
             }
@@ -378,6 +406,30 @@ mod tests {
             BoardError::UnsupportedSize(3)
         );
         assert_eq!(Grid::parse_line("  ").unwrap_err(), BoardError::Empty);
+    }
+
+    #[test]
+    fn uncrowned_men_are_reported_or_allowed_on_request() {
+        let line = "_b_b/____/____/b_p_";
+        let strict = Grid::parse_line(line).unwrap_err();
+        let g = Grid::parse_line_allowing_uncrowned(line).unwrap();
+        assert_eq!(g.uncrowned_man(), Some(strict.clone()));
+        assert_eq!(
+            strict,
+            BoardError::ManOnCrowningRow {
+                at: Coord::new(3, 0),
+                ch: 'b',
+                king: 'B'
+            }
+        );
+        // Other faults are still errors.
+        assert!(Grid::parse_line_allowing_uncrowned("b__b/____/____/p_p_").is_err());
+        assert_eq!(
+            Grid::parse_line("_b_b/____/____/p_p_")
+                .unwrap()
+                .uncrowned_man(),
+            None
+        );
     }
 
     #[test]

@@ -229,7 +229,8 @@ pub fn camera_grid(rows: &str, rotated: bool, colour_only: bool) -> Result<Grid,
             .collect::<Vec<_>>()
             .join("/");
     }
-    Grid::parse_line(&text)
+    // A man on its crowning row may be an arm that has not crowned it yet: `Daemon::board` decides.
+    Grid::parse_line_allowing_uncrowned(&text)
 }
 
 /// Whether `board` is the position before the bot's move `mv` (`p0`), or part way from it to the
@@ -511,10 +512,37 @@ impl Daemon {
                 ),
             );
         }
+        if let Some(e) = board.uncrowned_man() {
+            if !self.crown_missing(&board) {
+                return self.error(ErrorCode::BadBoard, e.to_string());
+            }
+        }
         match self.tracking.clone() {
             Tracking::NoGame => {}
             Tracking::Fresh { start } => self.first_board(&start, &board, side),
             Tracking::Playing { game, last_bot } => self.next_board(game, last_bot, &board, side),
+        }
+    }
+
+    /// Whether a board with a man on its crowning row is the position after the bot's last move,
+    /// crowning, with the arm not finished (typically: the king not put on the man yet). Any other
+    /// board with such a man is not a position at all.
+    fn crown_missing(&self, board: &Grid) -> bool {
+        match &self.tracking {
+            Tracking::Playing {
+                game,
+                last_bot: Some((p0, mv)),
+            } => {
+                mv.crowns
+                    && arm_incomplete(
+                        board,
+                        &p0.grid(),
+                        &game.current().grid(),
+                        mv,
+                        self.settings.colour_only,
+                    )
+            }
+            _ => false,
         }
     }
 
