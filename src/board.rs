@@ -125,12 +125,7 @@ impl Grid {
 
     /// Parses the one-line form: rows joined by `/`.
     pub fn parse_line(text: &str) -> Result<Grid, BoardError> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(BoardError::Empty);
-        }
-        let rows: Vec<Vec<char>> = text.split('/').map(row_chars).collect();
-        Self::from_rows(&rows)
+        Self::parse_line_allowing_uncrowned(text)?.without_uncrowned_men()
     }
 
     /// Parses the one-line form like [`Grid::parse_line`] but lets a man stand on its crowning row
@@ -173,10 +168,14 @@ impl Grid {
     }
 
     fn from_rows(rows: &[Vec<char>]) -> Result<Grid, BoardError> {
-        let grid = Self::from_rows_allowing_uncrowned(rows)?;
-        match grid.uncrowned_man() {
+        Self::from_rows_allowing_uncrowned(rows)?.without_uncrowned_men()
+    }
+
+    /// The grid, or the error naming its first man on a crowning row.
+    fn without_uncrowned_men(self) -> Result<Grid, BoardError> {
+        match self.uncrowned_man() {
             Some(e) => Err(e),
-            None => Ok(grid),
+            None => Ok(self),
         }
     }
 
