@@ -12,7 +12,7 @@
 //! and that no man stands on the row where it would already have been crowned. Errors name the
 //! square (`C4`) or row letter at fault.
 
-use crate::geometry::{BoardSize, Coord, Geometry, Square};
+use crate::geometry::{BoardSize, Coord, Geometry};
 use crate::position::{Piece, Position, Side};
 use std::fmt;
 
@@ -292,11 +292,6 @@ impl Grid {
             }
         }
         (men, kings)
-    }
-
-    /// Looks up a square of this size by its padded index.
-    pub fn coord_of(&self, sq: Square) -> Option<Coord> {
-        Coord::from_square(sq, self.size.n())
     }
 }
 

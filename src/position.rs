@@ -357,17 +357,6 @@ impl<G: Geometry> Position<G> {
     /// The position after `mv` (which must be legal here). The side to move passes to the opponent.
     #[inline]
     pub fn play(&self, mv: &Move<G::B>) -> Self {
-        self.play_with::<true>(mv)
-    }
-
-    /// Like [`Position::play`] but leaves the hash stale; for perft, which never reads it.
-    #[inline]
-    pub fn play_unhashed(&self, mv: &Move<G::B>) -> Self {
-        self.play_with::<false>(mv)
-    }
-
-    #[inline(always)]
-    fn play_with<const HASH: bool>(&self, mv: &Move<G::B>) -> Self {
         let me = self.side.index();
         let opp = 1 - me;
         let from = mv.from.0 as u32;
@@ -379,18 +368,15 @@ impl<G: Geometry> Position<G> {
         next.pieces[me] = (next.pieces[me] & !from_b) | to_b;
         let kind_before = me * 2 + was_king as usize;
         let kind_after = me * 2 + (was_king || mv.crowns) as usize;
-        let mut hash = self.hash;
-        if HASH {
-            hash ^= zobrist::SIDE_KEY;
-            hash ^= zobrist::piece_key(kind_before, from) ^ zobrist::piece_key(kind_after, to);
-        }
+        let mut hash = self.hash ^ zobrist::SIDE_KEY;
+        hash ^= zobrist::piece_key(kind_before, from) ^ zobrist::piece_key(kind_after, to);
         if was_king {
             next.kings = (next.kings & !from_b) | to_b;
         } else if mv.crowns {
             next.kings |= to_b;
         }
         if !mv.captured.is_empty() {
-            for sq in squares(if HASH { mv.captured } else { G::B::ZERO }) {
+            for sq in squares(mv.captured) {
                 let bit = sq.0 as u32;
                 let kind = opp * 2 + self.kings.has(bit) as usize;
                 hash ^= zobrist::piece_key(kind, bit);
