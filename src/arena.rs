@@ -36,6 +36,7 @@ use crate::engine::{Engine, EngineConfig, Limits};
 use crate::game::{Game, Status};
 use crate::position::Side;
 use crate::rng::Rng;
+use crate::student::Student;
 use std::fmt;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
@@ -53,6 +54,13 @@ pub enum PlayerKind {
     },
     /// A player that picks a uniformly random legal move (seeded by the match seed).
     Random,
+    /// The re-created student engine ([`crate::student`]) with this table size and these limits.
+    Student {
+        /// Transposition table size in MiB.
+        hash_mb: usize,
+        /// Limits for each move (move time, depth, nodes).
+        limits: Limits,
+    },
 }
 
 /// A named player.
@@ -403,6 +411,7 @@ pub fn progress_line(
 enum Player {
     Engine(Box<Engine>, Limits),
     Random,
+    Student(Box<Student>, Limits),
 }
 
 impl Player {
@@ -412,12 +421,17 @@ impl Player {
                 Player::Engine(Box::new(Engine::new(config.clone())), limits.clone())
             }
             PlayerKind::Random => Player::Random,
+            PlayerKind::Student { hash_mb, limits } => {
+                Player::Student(Box::new(Student::new(*hash_mb)), limits.clone())
+            }
         }
     }
 
     fn new_game(&mut self) {
-        if let Player::Engine(e, _) = self {
-            e.new_game();
+        match self {
+            Player::Engine(e, _) => e.new_game(),
+            Player::Student(s, _) => s.new_game(),
+            Player::Random => {}
         }
     }
 
@@ -444,6 +458,16 @@ impl Player {
                 stats.max_depth = stats.max_depth.max(r.info.depth);
                 stats.depth_sum += u64::from(r.info.depth);
                 stats.time += r.info.time;
+                r.best
+            }
+            Player::Student(student, limits) => {
+                let r = student.search(game.current(), limits);
+                stats.nodes += r.nodes;
+                stats.beta_cutoffs += r.beta_cutoffs;
+                stats.tt_hits += r.tt_hits;
+                stats.max_depth = stats.max_depth.max(r.depth);
+                stats.depth_sum += u64::from(r.depth);
+                stats.time += r.time;
                 r.best
             }
         }
@@ -684,5 +708,67 @@ mod tests {
         let table = stats.table("engine", "random");
         assert!(table.contains("6 games: engine 6-0-0 random"), "{table}");
         assert!(table.contains("Elo +inf"), "{table}");
+    }
+
+    #[test]
+    fn student_beats_the_random_player_and_plays_the_engine() {
+        let student = PlayerSpec {
+            name: "student".into(),
+            kind: PlayerKind::Student {
+                hash_mb: 1,
+                limits: Limits {
+                    depth: Some(4),
+                    ..Limits::default()
+                },
+            },
+        };
+        let random = PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 4,
+            opening_plies: 2,
+            seed: 5,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
+        };
+        let (stats, _) = run_match(&student, &random, &opts, &mut |_, _| {});
+        assert_eq!(stats.a_wins, 4, "{}", stats.table("student", "random"));
+        assert!(stats.a.nodes > 0 && stats.a.max_depth == 4 && stats.a.moves > 0);
+        assert!(stats.a.depth_sum > 0 && stats.a.tt_hits > 0);
+        // Against the engine on 6x6: the games finish and every move was legal (a refused move
+        // would end the game as a loss with fewer plies than the games really had).
+        let engine = PlayerSpec {
+            name: "engine".into(),
+            kind: PlayerKind::Engine {
+                config: EngineConfig::default(),
+                limits: Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                },
+            },
+        };
+        let opts = MatchOptions {
+            games: 2,
+            opening_plies: 2,
+            max_plies: 120,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
+        };
+        let (stats, games) = run_match(&engine, &student, &opts, &mut |_, _| {});
+        assert_eq!(stats.games, 2);
+        for g in &games {
+            let mut game = Game::new(g.start);
+            for m in &g.moves {
+                assert!(game.play(m).is_some(), "illegal move {m}");
+            }
+            let ended = outcome_of(game.status());
+            assert!(
+                ended == Some(g.outcome) || g.outcome.ending == Ending::MaxPlies,
+                "{:?} vs {:?}",
+                g.outcome,
+                game.status()
+            );
+        }
+        assert!(stats.b.nodes > 0 && stats.b.max_depth >= 3);
     }
 }

@@ -14,6 +14,7 @@
 //! - [`tt`]: the transposition table;
 //! - [`search`]: alpha-beta search, generic over the board size;
 //! - [`engine`]: the size-independent engine component (limits, progress, results);
+//! - [`student`]: a re-creation of the student engines the project replaces, a match opponent;
 //! - [`game`]: a game's moves, undo and draw rules;
 //! - [`fen`]: draughts FEN positions;
 //! - [`protocol`]: the daemon protocol's typed commands and replies;
@@ -38,6 +39,7 @@ pub mod position;
 pub mod protocol;
 pub mod rng;
 pub mod search;
+pub mod student;
 pub mod transport;
 pub mod tt;
 pub mod zobrist;

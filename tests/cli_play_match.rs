@@ -97,3 +97,40 @@ fn match_against_random_writes_pdn() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn match_student_against_random() {
+    let out = bin()
+        .args([
+            "match",
+            "--games",
+            "2",
+            "--player-a",
+            "student",
+            "--depth-a",
+            "3",
+            "--player-b",
+            "random",
+            "--seed",
+            "4",
+        ])
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("2 games: student-d3 2-0-0 random"), "{text}");
+    // The table has the student's search figures: depth 3 reached.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("student-d3 "))
+        .expect("student row");
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cols[6], "3", "maxdepth column: {row}");
+    // Options that do not apply to the student are refused.
+    let out = bin()
+        .args(["match", "--player-b", "student", "--threads-b", "2"])
+        .output()
+        .expect("binary runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("student"));
+}

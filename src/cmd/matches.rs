@@ -24,6 +24,9 @@ pub enum Kind {
     Engine,
     /// Uniformly random legal moves.
     Random,
+    /// The re-created student engine (plain alpha-beta, hand-written evaluation); honours
+    /// --movetime-x and --depth-x.
+    Student,
 }
 
 /// Arguments of `match`.
@@ -32,10 +35,10 @@ pub struct MatchArgs {
     /// Number of games (played in pairs with colours swapped).
     #[arg(long, default_value_t = 20)]
     games: usize,
-    /// Player A: engine or random.
+    /// Player A: engine, random or student.
     #[arg(long, value_enum, default_value = "engine")]
     player_a: Kind,
-    /// Player B: engine or random.
+    /// Player B: engine, random or student.
     #[arg(long, value_enum, default_value = "engine")]
     player_b: Kind,
     /// A's time per move in milliseconds.
@@ -68,7 +71,7 @@ pub struct MatchArgs {
     /// B's search threads.
     #[arg(long, default_value_t = 1)]
     threads_b: usize,
-    /// Transposition table per engine, MiB.
+    /// Transposition table per engine (the student's too), MiB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
     /// Random opening plies before the players take over (each opening is played twice, colours
@@ -124,11 +127,34 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
         (None, None) => Some(6),
         (_, d) => d,
     };
+    if s.kind == Kind::Student {
+        name.push("student".to_string());
+    }
     if let Some(ms) = s.movetime {
         name.push(format!("{ms}ms"));
     }
     if let Some(d) = depth {
         name.push(format!("d{d}"));
+    }
+    let limits = Limits {
+        movetime: s.movetime.map(Duration::from_millis),
+        depth,
+        nodes: None,
+    };
+    if s.kind == Kind::Student {
+        if !s.without.is_empty() || s.aggressive || s.threads > 1 {
+            return Err(anyhow!(
+                "the student player has its own evaluation and one thread: --without, --aggressive \
+                 and --threads do not apply to it"
+            ));
+        }
+        return Ok(PlayerSpec {
+            name: name.join("-"),
+            kind: PlayerKind::Student {
+                hash_mb: hash,
+                limits,
+            },
+        });
     }
     for t in &s.without {
         let term = Term::from_name(t).ok_or_else(|| {
@@ -153,11 +179,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 weights,
                 seed: None,
             },
-            limits: Limits {
-                movetime: s.movetime.map(Duration::from_millis),
-                depth,
-                nodes: None,
-            },
+            limits,
         },
     })
 }
