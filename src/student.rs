@@ -562,8 +562,9 @@ mod tests {
             },
         );
         assert!(r.best.is_some() && r.depth >= 1);
+        // Generous, for a busy machine: the search itself stops at 49 ms.
         assert!(
-            t.elapsed() < Duration::from_millis(200),
+            t.elapsed() < Duration::from_millis(400),
             "{:?}",
             t.elapsed()
         );
