@@ -11,7 +11,11 @@
 //!   threatens a capture;
 //! - **threat extension**: at the horizon, a position where the opponent threatens a capture is
 //!   searched one more ply instead of being evaluated (measured: 47 wins to 29 in 120 games at equal
-//!   nodes).
+//!   nodes);
+//! - **razoring**: one or two plies from the horizon, a quiet non-PV position (no capture pending
+//!   for either side) whose static score is more than 0.6 of a man per ply below alpha is not
+//!   searched further (measured at equal nodes: 73 wins to 40 in 200 games at 60k nodes a move,
+//!   41 to 31 in 120 games at 200k; it cuts the nodes to depth 12 by about 2.8 times).
 //!
 //! This module is generic over the board size; [`crate::engine`] is the size-independent facade.
 //!
@@ -56,6 +60,11 @@ pub struct SearchParams {
     /// At the horizon, a position where the opponent threatens a capture is searched one ply
     /// more instead of being evaluated.
     pub threat_extension: bool,
+    /// Razoring: a quiet non-PV node within `razor_depth` plies of the horizon whose static score is this
+    /// margin per ply below alpha is only evaluated (0 = off).
+    pub razor_margin: i32,
+    /// Deepest remaining depth where razoring applies.
+    pub razor_depth: i32,
 }
 
 impl Default for SearchParams {
@@ -67,6 +76,8 @@ impl Default for SearchParams {
             lmr_threat_guard: true,
             aspiration: 25,
             threat_extension: true,
+            razor_margin: 60,
+            razor_depth: 2,
         }
     }
 }
@@ -369,12 +380,10 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             return -(WIN - ply as i32);
         }
         let forced_capture = moves[0].is_capture();
+        // Whether the opponent, were it to move, could capture: computed once, used below.
+        let threatened = !forced_capture && pos.with_side(pos.side.opponent()).has_capture();
         let mut depth = depth;
-        if depth == 0
-            && !forced_capture
-            && self.params.threat_extension
-            && pos.with_side(pos.side.opponent()).has_capture()
-        {
+        if depth == 0 && !forced_capture && self.params.threat_extension && threatened {
             depth = 1;
         }
         if (depth <= 0 && !forced_capture) || ply >= MAX_PLY - 1 {
@@ -400,6 +409,23 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 }
             }
         }
+        // Razoring: near the horizon, a quiet non-PV position far below alpha is only evaluated.
+        let razor = self.params.razor_margin * depth;
+        if razor > 0
+            && depth <= self.params.razor_depth
+            && !is_pv
+            && !forced_capture
+            && !threatened
+            && ply > 0
+            && moves.len() > 1
+            && alpha.abs() < WIN_BOUND
+        {
+            let stand = self.eval.evaluate(pos);
+            if stand + razor <= alpha {
+                self.bufs[ply] = moves;
+                return stand + razor;
+            }
+        }
         // A single legal move costs no depth.
         let new_depth = if moves.len() == 1 { depth } else { depth - 1 };
         self.order(pos, &mut moves, tt_move, ply);
@@ -410,7 +436,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && !forced_capture
             && depth >= lmr.lmr_min_depth
             && moves.len() > lmr.lmr_min_index
-            && !(lmr.lmr_threat_guard && pos.with_side(pos.side.opponent()).has_capture());
+            && !(lmr.lmr_threat_guard && threatened);
         let killers = self.killers[ply];
         let mut best = -INF;
         let mut best_move = moves[0];

@@ -164,14 +164,16 @@ fn openings(size: BoardSize, count: usize, plies: usize, seed: u64) -> Vec<AnyPo
     out
 }
 
-/// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
-/// node budget per move, CB_GAMES the number of openings; each opening is played with both colours).
-#[test]
-#[ignore]
-fn tune_match() {
+/// A search/evaluation variant from knobs like `lmr=0,advance=3` (for the tuning experiments).
+fn tune_variant(
+    name: &str,
+) -> (
+    checkersbot::engine::SearchParams,
+    checkersbot::eval::Weights,
+) {
     use checkersbot::engine::SearchParams;
     use checkersbot::eval::Weights;
-    let variant = |name: &str| -> (SearchParams, Weights) {
+    {
         let mut p = SearchParams::default();
         let mut w = Weights::default();
         for part in name.split(',').filter(|s| !s.is_empty()) {
@@ -193,14 +195,23 @@ fn tune_match() {
                 "threat" => p.lmr_threat_guard = v != 0,
                 "asp" => p.aspiration = v as i32,
                 "text" => p.threat_extension = v != 0,
+                "razor" => p.razor_margin = v as i32,
+                "razord" => p.razor_depth = v as i32,
                 _ => panic!("unknown knob {k}"),
             }
         }
         (p, w)
-    };
+    }
+}
+
+/// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
+/// node budget per move or CB_MS the time per move, CB_GAMES the number of openings; each opening is played with both colours).
+#[test]
+#[ignore]
+fn tune_match() {
     let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
-    let a = variant(&env("CB_A", ""));
-    let b = variant(&env("CB_B", "lmr=0"));
+    let a = tune_variant(&env("CB_A", ""));
+    let b = tune_variant(&env("CB_B", "lmr=0"));
     let nodes: u64 = env("CB_NODES", "50000").parse().unwrap();
     let games: usize = env("CB_GAMES", "16").parse().unwrap();
     let size = match env("CB_SIZE", "8").as_str() {
@@ -208,9 +219,13 @@ fn tune_match() {
         "12" => BoardSize::S12,
         _ => BoardSize::S8,
     };
-    let limits = Limits {
-        nodes: Some(nodes),
-        ..Limits::default()
+    // CB_MS, when set, gives a time per move instead of the node budget.
+    let limits = match std::env::var("CB_MS") {
+        Ok(ms) => movetime(ms.parse().unwrap()),
+        Err(_) => Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        },
     };
     let mut ea = engine();
     ea.set_search_params(a.0);
@@ -236,6 +251,46 @@ fn tune_match() {
         }
     }
     println!("A {a:?}\nB {b:?}\nA wins {wa}, B wins {wb}, draws {d}");
+}
+
+/// Search-variant experiments: nodes to a fixed depth over a few 8x8 positions, and the depth
+/// reached in a fixed time from the start, for the variant `CB_A` (same knobs as `tune_match`).
+#[test]
+#[ignore]
+fn tune_depth() {
+    let lines = [
+        "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ b",
+        "_b_b___b/b_b_____/_b_b___b/____b_b_/________/p_p_p_p_/_p_____p/p_p_p_p_ p",
+        "_b_b_b_b/b_______/_____b_b/__b_b___/________/p_p_p_p_/_p______/p_p_p_p_ p",
+        "_b_b___b/____b_b_/_____b_b/b_p_____/_____p_p/p_p_____/_______p/p___p_p_ b",
+        "_b_____b/______b_/_______b/b___b_b_/________/p_p_p_p_/________/p___p_p_ p",
+    ];
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_string());
+    let (p, w) = tune_variant(&env("CB_A", ""));
+    let depth: u32 = env("CB_DEPTH", "12").parse().unwrap();
+    let mut total = 0;
+    let started = Instant::now();
+    for text in lines {
+        let (line, side) = text.split_once(' ').unwrap();
+        let side = Side::from_letter(side).unwrap();
+        let mut e = engine();
+        e.set_search_params(p);
+        e.set_weights(w.clone());
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let r = search(&mut e, &pos(line, side), &[], &limits);
+        print!("{} ", r.info.nodes);
+        total += r.info.nodes;
+    }
+    println!("\ntotal {total} nodes in {:?}", started.elapsed());
+    let mut e = engine();
+    e.set_search_params(p);
+    e.set_weights(w);
+    let start = pos(lines[0].split_once(' ').unwrap().0, Side::Bot);
+    let r = search(&mut e, &start, &[], &movetime(1000));
+    println!("depth in 1 s: {} ({} nodes)", r.info.depth, r.info.nodes);
 }
 
 // ---------------------------------------------------------------------------------------------
