@@ -92,6 +92,10 @@ pub struct Weights {
     pub endgame: i32,
     /// Aggressive style: per unit of closeness of own pieces to enemy pieces (0 = off).
     pub aggression: i32,
+    /// Experimental: advance form (0 linear, 1 past the middle only, 2 endgame only).
+    pub adv_mode: i32,
+    /// Experimental: centre form (0 all pieces, 1 kings only, 2 men only).
+    pub centre_mode: i32,
 }
 
 impl Default for Weights {
@@ -107,6 +111,8 @@ impl Default for Weights {
             trade: 120,
             endgame: 3,
             aggression: 0,
+            adv_mode: 0,
+            centre_mode: 0,
         }
     }
 }
@@ -217,12 +223,21 @@ impl<G: Geometry> Evaluator<G> {
         let opp = side.opponent();
         let empty = pos.empty_squares();
         let mut s = 0;
-        if w.advance != 0 {
+        let endgame = pos.occupied().popcount() as usize <= n;
+        if w.advance != 0 && (w.adv_mode != 2 || endgame) {
             let mut adv = 0;
-            for k in 1..n {
-                let c = (men & self.row_from_home(side, k)).popcount() as i32;
-                // Rows are weighted so that the total scale is similar on every size.
-                adv += c * (k as i32 * 8 / n as i32);
+            if w.adv_mode == 1 {
+                for k in n / 2..n {
+                    let c = (men & self.row_from_home(side, k)).popcount() as i32;
+                    adv += c * (k + 1 - n / 2) as i32;
+                }
+                adv = adv * 8 / n as i32;
+            } else {
+                for k in 1..n {
+                    let c = (men & self.row_from_home(side, k)).popcount() as i32;
+                    // Rows are weighted so that the total scale is similar on every size.
+                    adv += c * (k as i32 * 8 / n as i32);
+                }
             }
             s += adv * w.advance;
         }
@@ -230,7 +245,12 @@ impl<G: Geometry> Evaluator<G> {
             s += (men & self.row_from_home(side, 0)).popcount() as i32 * w.back_rank;
         }
         if w.centre != 0 {
-            s += (mine & self.centre).popcount() as i32 * w.centre;
+            let who = match w.centre_mode {
+                1 => pos.kings_of(side),
+                2 => men,
+                _ => mine,
+            };
+            s += (who & self.centre).popcount() as i32 * w.centre;
         }
         if w.mobility != 0 {
             let (f0, f1) = match side {

@@ -165,7 +165,9 @@ fn openings(size: BoardSize, count: usize, plies: usize, seed: u64) -> Vec<AnyPo
 }
 
 /// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
-/// node budget per move, CB_GAMES the number of openings; each opening is played with both colours).
+/// node budget per move, CB_GAMES the number of openings, CB_PLIES the random plies of each opening
+/// (default 4), CB_SEED the openings' seed; each opening is played with both colours). Prints A's
+/// wins, losses and draws and the Elo of A over B with its 95% margin.
 #[test]
 #[ignore]
 fn tune_match() {
@@ -187,6 +189,8 @@ fn tune_match() {
                 "runaway" => w.runaway = v as i32,
                 "trade" => w.trade = v as i32,
                 "endgame" => w.endgame = v as i32,
+                "advmode" => w.adv_mode = v as i32,
+                "centremode" => w.centre_mode = v as i32,
                 "lmr" => p.lmr = v != 0,
                 "min" => p.lmr_min_index = v as usize,
                 "depth" => p.lmr_min_depth = v as i32,
@@ -220,7 +224,9 @@ fn tune_match() {
     eb.set_weights(b.1.clone());
     let (mut wa, mut wb, mut d) = (0, 0, 0);
     let seed: u64 = env("CB_SEED", "12345").parse().unwrap();
-    for start in openings(size, games, 4, seed) {
+    let plies: usize = env("CB_PLIES", "4").parse().unwrap();
+    let mut scores = Vec::new();
+    for start in openings(size, games, plies, seed) {
         for a_plays in [Side::Player, Side::Bot] {
             let mut es = if a_plays == Side::Player {
                 [&mut ea, &mut eb]
@@ -229,13 +235,25 @@ fn tune_match() {
             };
             let (_, st) = play_game(start, &mut es, &limits, 300);
             match st {
-                Status::Win { winner } if winner == a_plays => wa += 1,
-                Status::Win { .. } => wb += 1,
-                _ => d += 1,
+                Status::Win { winner } if winner == a_plays => {
+                    wa += 1;
+                    scores.push(1.0)
+                }
+                Status::Win { .. } => {
+                    wb += 1;
+                    scores.push(0.0)
+                }
+                _ => {
+                    d += 1;
+                    scores.push(0.5)
+                }
             }
         }
     }
     println!("A {a:?}\nB {b:?}\nA wins {wa}, B wins {wb}, draws {d}");
+    if let Some(e) = checkersbot::arena::elo_estimate(&scores) {
+        println!("Elo of A over B: {e}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
