@@ -4,9 +4,15 @@
 //! matches can show what every term is worth. Terms:
 //!
 //! - **material**: men and kings, kings worth more;
-//! - **advance**: men moving up the board (more for the last rows before crowning);
+//! - **advance** (weight 0 by default): men moving up the board, i.e. the tempo count (more for the
+//!   last rows before crowning). In matches at 100,000 nodes a move it cost strength (weight 2:
+//!   -49 +/- 38 Elo), and neither of two reworked forms (rows past the middle only; only with at
+//!   most N pieces on the board) was shown to help, so it is off; the code stays for experiments
+//!   (`Weights::advance`). Crowning itself is still rewarded by the king's value and the runaway
+//!   term. See README, "Match results";
 //! - **back rank**: men left on the home row guard against enemy crowning while the enemy has men;
-//! - **centre**: pieces on the central squares;
+//! - **centre** (weight 0 by default): pieces on the central squares. Not shown to help in any form
+//!   tried (all pieces, men only, kings only), so it is off and kept for experiments;
 //! - **mobility**: the number of steps each side could make;
 //! - **runaway**: a man with a free path to the crowning row;
 //! - **trade**: when ahead, trading down (fewer pieces on the board) is worth more;
@@ -76,11 +82,11 @@ pub struct Weights {
     pub man: i32,
     /// A king.
     pub king: i32,
-    /// Per row a man has advanced (scaled to the board size).
+    /// Per row a man has advanced (scaled to the board size); 0 by default (not shown to help).
     pub advance: i32,
     /// Per man on its home row while the enemy still has men.
     pub back_rank: i32,
-    /// Per piece on a central square.
+    /// Per piece on a central square; 0 by default (not shown to help).
     pub centre: i32,
     /// Per available step.
     pub mobility: i32,
@@ -92,10 +98,6 @@ pub struct Weights {
     pub endgame: i32,
     /// Aggressive style: per unit of closeness of own pieces to enemy pieces (0 = off).
     pub aggression: i32,
-    /// Experimental: advance form (0 linear, 1 past the middle only, 2 endgame only).
-    pub adv_mode: i32,
-    /// Experimental: centre form (0 all pieces, 1 kings only, 2 men only).
-    pub centre_mode: i32,
 }
 
 impl Default for Weights {
@@ -103,16 +105,14 @@ impl Default for Weights {
         Weights {
             man: 100,
             king: 130,
-            advance: 2,
+            advance: 0,
             back_rank: 12,
-            centre: 2,
+            centre: 0,
             mobility: 4,
             runaway: 30,
             trade: 120,
             endgame: 3,
             aggression: 0,
-            adv_mode: 0,
-            centre_mode: 0,
         }
     }
 }
@@ -223,21 +223,12 @@ impl<G: Geometry> Evaluator<G> {
         let opp = side.opponent();
         let empty = pos.empty_squares();
         let mut s = 0;
-        let endgame = pos.occupied().popcount() as usize <= n;
-        if w.advance != 0 && (w.adv_mode != 2 || endgame) {
+        if w.advance != 0 {
             let mut adv = 0;
-            if w.adv_mode == 1 {
-                for k in n / 2..n {
-                    let c = (men & self.row_from_home(side, k)).popcount() as i32;
-                    adv += c * (k + 1 - n / 2) as i32;
-                }
-                adv = adv * 8 / n as i32;
-            } else {
-                for k in 1..n {
-                    let c = (men & self.row_from_home(side, k)).popcount() as i32;
-                    // Rows are weighted so that the total scale is similar on every size.
-                    adv += c * (k as i32 * 8 / n as i32);
-                }
+            for k in 1..n {
+                let c = (men & self.row_from_home(side, k)).popcount() as i32;
+                // Rows are weighted so that the total scale is similar on every size.
+                adv += c * (k as i32 * 8 / n as i32);
             }
             s += adv * w.advance;
         }
@@ -245,12 +236,7 @@ impl<G: Geometry> Evaluator<G> {
             s += (men & self.row_from_home(side, 0)).popcount() as i32 * w.back_rank;
         }
         if w.centre != 0 {
-            let who = match w.centre_mode {
-                1 => pos.kings_of(side),
-                2 => men,
-                _ => mine,
-            };
-            s += (who & self.centre).popcount() as i32 * w.centre;
+            s += (mine & self.centre).popcount() as i32 * w.centre;
         }
         if w.mobility != 0 {
             let (f0, f1) = match side {

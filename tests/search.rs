@@ -189,8 +189,6 @@ fn tune_match() {
                 "runaway" => w.runaway = v as i32,
                 "trade" => w.trade = v as i32,
                 "endgame" => w.endgame = v as i32,
-                "advmode" => w.adv_mode = v as i32,
-                "centremode" => w.centre_mode = v as i32,
                 "lmr" => p.lmr = v != 0,
                 "min" => p.lmr_min_index = v as usize,
                 "depth" => p.lmr_min_depth = v as i32,
