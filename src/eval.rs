@@ -4,9 +4,15 @@
 //! matches can show what every term is worth. Terms:
 //!
 //! - **material**: men and kings, kings worth more;
-//! - **advance**: men moving up the board (more for the last rows before crowning);
+//! - **advance** (weight 0 by default): men moving up the board, i.e. the tempo count (more for the
+//!   last rows before crowning). In matches at 100,000 nodes a move it cost strength (weight 2:
+//!   -49 +/- 38 Elo), and neither of two reworked forms (rows past the middle only; only with at
+//!   most N pieces on the board) was shown to help, so it is off; the code stays for experiments
+//!   (`Weights::advance`). Crowning itself is still rewarded by the king's value and the runaway
+//!   term. See README, "Match results";
 //! - **back rank**: men left on the home row guard against enemy crowning while the enemy has men;
-//! - **centre**: pieces on the central squares;
+//! - **centre** (weight 0 by default): pieces on the central squares. Not shown to help in any form
+//!   tried (all pieces, men only, kings only), so it is off and kept for experiments;
 //! - **mobility**: the number of steps each side could make;
 //! - **runaway**: a man with a free path to the crowning row;
 //! - **trade**: when ahead, trading down (fewer pieces on the board) is worth more;
@@ -76,11 +82,11 @@ pub struct Weights {
     pub man: i32,
     /// A king.
     pub king: i32,
-    /// Per row a man has advanced (scaled to the board size).
+    /// Per row a man has advanced (scaled to the board size); 0 by default (not shown to help).
     pub advance: i32,
     /// Per man on its home row while the enemy still has men.
     pub back_rank: i32,
-    /// Per piece on a central square.
+    /// Per piece on a central square; 0 by default (not shown to help).
     pub centre: i32,
     /// Per available step.
     pub mobility: i32,
@@ -99,9 +105,9 @@ impl Default for Weights {
         Weights {
             man: 100,
             king: 130,
-            advance: 2,
+            advance: 0,
             back_rank: 12,
-            centre: 2,
+            centre: 0,
             mobility: 4,
             runaway: 30,
             trade: 120,

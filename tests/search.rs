@@ -173,39 +173,39 @@ fn tune_variant(
 ) {
     use checkersbot::engine::SearchParams;
     use checkersbot::eval::Weights;
-    {
-        let mut p = SearchParams::default();
-        let mut w = Weights::default();
-        for part in name.split(',').filter(|s| !s.is_empty()) {
-            let (k, v) = part.split_once('=').unwrap_or((part, "1"));
-            let v: i64 = v.parse().unwrap();
-            match k {
-                "man" => w.man = v as i32,
-                "king" => w.king = v as i32,
-                "advance" => w.advance = v as i32,
-                "backrank" => w.back_rank = v as i32,
-                "centre" => w.centre = v as i32,
-                "mobility" => w.mobility = v as i32,
-                "runaway" => w.runaway = v as i32,
-                "trade" => w.trade = v as i32,
-                "endgame" => w.endgame = v as i32,
-                "lmr" => p.lmr = v != 0,
-                "min" => p.lmr_min_index = v as usize,
-                "depth" => p.lmr_min_depth = v as i32,
-                "threat" => p.lmr_threat_guard = v != 0,
-                "asp" => p.aspiration = v as i32,
-                "text" => p.threat_extension = v != 0,
-                "razor" => p.razor_margin = v as i32,
-                "razord" => p.razor_depth = v as i32,
-                _ => panic!("unknown knob {k}"),
-            }
+    let mut p = SearchParams::default();
+    let mut w = Weights::default();
+    for part in name.split(',').filter(|s| !s.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, "1"));
+        let v: i64 = v.parse().unwrap();
+        match k {
+            "man" => w.man = v as i32,
+            "king" => w.king = v as i32,
+            "advance" => w.advance = v as i32,
+            "backrank" => w.back_rank = v as i32,
+            "centre" => w.centre = v as i32,
+            "mobility" => w.mobility = v as i32,
+            "runaway" => w.runaway = v as i32,
+            "trade" => w.trade = v as i32,
+            "endgame" => w.endgame = v as i32,
+            "lmr" => p.lmr = v != 0,
+            "min" => p.lmr_min_index = v as usize,
+            "depth" => p.lmr_min_depth = v as i32,
+            "threat" => p.lmr_threat_guard = v != 0,
+            "asp" => p.aspiration = v as i32,
+            "text" => p.threat_extension = v != 0,
+            "razor" => p.razor_margin = v as i32,
+            "razord" => p.razor_depth = v as i32,
+            _ => panic!("unknown knob {k}"),
         }
-        (p, w)
     }
+    (p, w)
 }
 
 /// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
-/// node budget per move or CB_MS the time per move, CB_GAMES the number of openings; each opening is played with both colours).
+/// node budget per move or CB_MS the time per move, CB_GAMES the number of openings, CB_PLIES the
+/// random plies of each opening (default 4), CB_SEED the openings' seed; each opening is played with
+/// both colours). Prints A's wins, losses and draws and the Elo of A over B with its 95% margin.
 #[test]
 #[ignore]
 fn tune_match() {
@@ -235,7 +235,9 @@ fn tune_match() {
     eb.set_weights(b.1.clone());
     let (mut wa, mut wb, mut d) = (0, 0, 0);
     let seed: u64 = env("CB_SEED", "12345").parse().unwrap();
-    for start in openings(size, games, 4, seed) {
+    let plies: usize = env("CB_PLIES", "4").parse().unwrap();
+    let mut scores = Vec::new();
+    for start in openings(size, games, plies, seed) {
         for a_plays in [Side::Player, Side::Bot] {
             let mut es = if a_plays == Side::Player {
                 [&mut ea, &mut eb]
@@ -244,13 +246,25 @@ fn tune_match() {
             };
             let (_, st) = play_game(start, &mut es, &limits, 300);
             match st {
-                Status::Win { winner } if winner == a_plays => wa += 1,
-                Status::Win { .. } => wb += 1,
-                _ => d += 1,
+                Status::Win { winner } if winner == a_plays => {
+                    wa += 1;
+                    scores.push(1.0)
+                }
+                Status::Win { .. } => {
+                    wb += 1;
+                    scores.push(0.0)
+                }
+                _ => {
+                    d += 1;
+                    scores.push(0.5)
+                }
             }
         }
     }
     println!("A {a:?}\nB {b:?}\nA wins {wa}, B wins {wb}, draws {d}");
+    if let Some(e) = checkersbot::arena::elo_estimate(&scores) {
+        println!("Elo of A over B: {e}");
+    }
 }
 
 /// Search-variant experiments: nodes to a fixed depth over a few 8x8 positions, and the depth

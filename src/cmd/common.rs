@@ -58,8 +58,8 @@ pub struct EngineArgs {
     /// Seed for choosing among equally good moves (omit for always the same choice).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Evaluation terms to switch off, comma-separated (advance, backrank, centre, mobility,
-    /// runaway, trade, endgame).
+    /// Evaluation terms to switch off, comma-separated (backrank, mobility, runaway, trade,
+    /// endgame; advance and centre are accepted but already 0 by default).
     #[arg(long, value_delimiter = ',')]
     pub without: Vec<String>,
     /// Play in the aggressive style (rewards closing in on the enemy's pieces).
