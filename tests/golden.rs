@@ -108,3 +108,17 @@ fn protocol_examples_replay_as_written() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The spec quotes `basics.txt` whole; the quote must be the transcript the test replays.
+#[test]
+fn spec_quotes_the_basics_example_as_replayed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = std::fs::read_to_string(root.join("protocol/PROTOCOL.md")).unwrap_or_default();
+    let basics =
+        std::fs::read_to_string(root.join("protocol/examples/basics.txt")).unwrap_or_default();
+    assert!(!basics.is_empty());
+    assert!(
+        spec.contains(&basics),
+        "protocol/PROTOCOL.md no longer quotes protocol/examples/basics.txt as it is"
+    );
+}
