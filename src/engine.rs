@@ -54,6 +54,21 @@ pub struct Limits {
     pub nodes: Option<u64>,
 }
 
+impl Limits {
+    /// The hard deadline of a search started at `start`: the move time less a millisecond (a tenth
+    /// of it under 10 ms), so that the answer is out before the move time ends.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.movetime.map(|t| {
+            let margin = if t >= Duration::from_millis(10) {
+                Duration::from_millis(1)
+            } else {
+                t / 10
+            };
+            start + t.saturating_sub(margin)
+        })
+    }
+}
+
 /// Engine settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -322,14 +337,7 @@ fn search_position<G: Geometry>(
             reason: StopReason::OnlyMove,
         };
     }
-    let deadline = limits.movetime.map(|t| {
-        let margin = if t >= Duration::from_millis(10) {
-            Duration::from_millis(1)
-        } else {
-            t / 10
-        };
-        start + t.saturating_sub(margin)
-    });
+    let deadline = limits.deadline(start);
     // Helpers stop a little earlier, so that joining them never delays the answer.
     let helper_deadline = limits.movetime.and_then(|t| {
         let early = (t / 50).min(Duration::from_millis(2));

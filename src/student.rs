@@ -373,14 +373,7 @@ fn search_position<G: Geometry>(
             ..StudentResult::default()
         };
     }
-    let deadline = limits.movetime.map(|t| {
-        let margin = if t >= Duration::from_millis(10) {
-            Duration::from_millis(1)
-        } else {
-            t / 10
-        };
-        start + t.saturating_sub(margin)
-    });
+    let deadline = limits.deadline(start);
     let max_depth = limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
     let mut s = Searcher {
         table,
