@@ -9,8 +9,9 @@
 //! the best move); a hard limit (the move time less a millisecond) is polled every 1024 nodes.
 //!
 //! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
-//! threads start one ply apart and stop slightly before the hard limit, so that joining them never
-//! delays the answer. The main thread takes over a helper's deeper completed iteration, and a
+//! threads start one ply apart, after each iteration move on to at least one ply beyond the main
+//! thread's (so they keep ahead of it rather than repeat its work), and stop slightly before the
+//! hard limit, so that joining them never delays the answer. The main thread takes over a helper's deeper completed iteration, and a
 //! depth-limited search ends when any thread completes the last iteration. One thread and a depth
 //! or node limit give the same result every time.
 //!
@@ -38,7 +39,7 @@ use crate::search::{
 };
 use crate::tt::Tt;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -357,6 +358,9 @@ fn search_position<G: Geometry>(
     let shared_nodes = AtomicU64::new(0);
     let threads = cfg.threads.max(1);
 
+    // The depth the main thread is searching: a helper that finishes an iteration moves on to one
+    // ply beyond it, so that the helpers keep ahead instead of repeating the main thread's work.
+    let main_depth = AtomicU32::new(1);
     let mut result = std::thread::scope(|scope| {
         let mut handles = Vec::new();
         for t in 1..threads {
@@ -365,6 +369,7 @@ fn search_position<G: Geometry>(
             let sn = &shared_nodes;
             let hd = &helper_done;
             let hb = &helper_best;
+            let md = &main_depth;
             let order0 = moves.clone();
             handles.push(scope.spawn(move || {
                 let ctl = StopControl {
@@ -397,7 +402,7 @@ fn search_position<G: Geometry>(
                         hd.store(true, Ordering::Relaxed);
                         break;
                     }
-                    d += 1;
+                    d = (d + 1).max(md.load(Ordering::Relaxed) + 1).min(max_depth);
                 }
                 s.flush_nodes();
                 s.counters
@@ -420,6 +425,7 @@ fn search_position<G: Geometry>(
         let mut depth = 1;
         let mut iter_times: (Option<Duration>, Option<Duration>) = (None, None);
         while depth <= max_depth {
+            main_depth.store(depth, Ordering::Relaxed);
             let iter_start = Instant::now();
             let prev = last.as_ref().map(|it| it.score);
             let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
