@@ -179,26 +179,35 @@ pub fn move_id<B: Bits>(m: &Move<B>) -> u16 {
     }
 }
 
-fn to_tt(score: i32, ply: usize) -> i16 {
-    let s = if score > WIN_BOUND {
+/// A score as stored for a node `ply` plies from the root: a win or loss counts its distance from
+/// that node rather than from the root, so the entry is right wherever the node is met again.
+pub fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
         score + ply as i32
     } else if score < -WIN_BOUND {
         score - ply as i32
     } else {
         score
-    };
-    s.clamp(-WIN, WIN) as i16
+    }
+}
+
+/// The inverse of [`score_to_tt`]: a stored score read at a node `ply` plies from the root.
+pub fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score > WIN_BOUND {
+        score - ply as i32
+    } else if score < -WIN_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+fn to_tt(score: i32, ply: usize) -> i16 {
+    score_to_tt(score, ply).clamp(-WIN, WIN) as i16
 }
 
 fn from_tt(score: i16, ply: usize) -> i32 {
-    let s = score as i32;
-    if s > WIN_BOUND {
-        s - ply as i32
-    } else if s < -WIN_BOUND {
-        s + ply as i32
-    } else {
-        s
-    }
+    score_from_tt(score as i32, ply)
 }
 
 impl<'a, G: Geometry> Searcher<'a, G> {

@@ -37,16 +37,10 @@ use crate::bitboard::{squares, Bits};
 use crate::engine::Limits;
 use crate::geometry::{Coord, Geometry};
 use crate::position::{Move, Position, Side};
-use crate::search::move_id;
+use crate::search::{move_id, score_from_tt, score_to_tt, MAX_PLY, WIN, WIN_BOUND};
 use std::time::{Duration, Instant};
 
-/// Score of a win at the root; a win `n` plies away scores `WIN - n`.
-pub const WIN: i32 = 30_000;
 const INF: i32 = WIN + 1;
-/// Deepest ply searched (quiescence included).
-const MAX_PLY: usize = 128;
-/// Scores beyond this are forced wins or losses.
-const WIN_BOUND: i32 = WIN - MAX_PLY as i32 - 1;
 /// Deepest iteration when no depth limit is given.
 const MAX_DEPTH: u32 = 100;
 const NO_MOVE: u16 = u16::MAX;
@@ -166,7 +160,7 @@ impl<G: Geometry> StudentEval<G> {
 pub struct StudentResult {
     /// The move to play (`None` only when there is no legal move).
     pub best: Option<MoveInfo>,
-    /// Score of the best move for the side to move (see [`WIN`]).
+    /// Score of the best move for the side to move (see [`crate::search::WIN`]).
     pub score: i32,
     /// Deepest completed iteration (0 when the move was forced or there was none).
     pub depth: u32,
@@ -223,26 +217,6 @@ struct Searcher<'a, G: Geometry> {
     tt_hits: u64,
     beta_cutoffs: u64,
     bufs: Vec<Vec<Move<G::B>>>,
-}
-
-fn to_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_BOUND {
-        score + ply as i32
-    } else if score < -WIN_BOUND {
-        score - ply as i32
-    } else {
-        score
-    }
-}
-
-fn from_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_BOUND {
-        score - ply as i32
-    } else if score < -WIN_BOUND {
-        score + ply as i32
-    } else {
-        score
-    }
 }
 
 /// Puts the table move first, then captures by the number of pieces taken (stable, so the rest
@@ -310,7 +284,7 @@ impl<G: Geometry> Searcher<'_, G> {
             self.tt_hits += 1;
             tt_move = e.mv;
             if e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
+                let s = score_from_tt(e.score, ply);
                 let cut = match e.bound - 1 {
                     EXACT => true,
                     LOWER => s >= beta,
@@ -352,7 +326,7 @@ impl<G: Geometry> Searcher<'_, G> {
         } else {
             UPPER
         };
-        self.store(pos.hash, to_tt(best, ply), best_move, depth, bound);
+        self.store(pos.hash, score_to_tt(best, ply), best_move, depth, bound);
         self.bufs[ply] = moves;
         best
     }
