@@ -183,6 +183,16 @@ pub struct PlayerStats {
 }
 
 impl PlayerStats {
+    /// Adds one search's figures.
+    fn record(&mut self, nodes: u64, beta_cutoffs: u64, tt_hits: u64, depth: u32, time: Duration) {
+        self.nodes += nodes;
+        self.beta_cutoffs += beta_cutoffs;
+        self.tt_hits += tt_hits;
+        self.max_depth = self.max_depth.max(depth);
+        self.depth_sum += u64::from(depth);
+        self.time += time;
+    }
+
     /// Average time per move.
     pub fn time_per_move(&self) -> Duration {
         if self.moves == 0 {
@@ -452,22 +462,13 @@ impl Player {
                     &stop,
                     &mut |_| {},
                 );
-                stats.nodes += r.info.nodes;
-                stats.beta_cutoffs += r.info.beta_cutoffs;
-                stats.tt_hits += r.info.tt_hits;
-                stats.max_depth = stats.max_depth.max(r.info.depth);
-                stats.depth_sum += u64::from(r.info.depth);
-                stats.time += r.info.time;
+                let i = &r.info;
+                stats.record(i.nodes, i.beta_cutoffs, i.tt_hits, i.depth, i.time);
                 r.best
             }
             Player::Student(student, limits) => {
                 let r = student.search(game.current(), limits);
-                stats.nodes += r.nodes;
-                stats.beta_cutoffs += r.beta_cutoffs;
-                stats.tt_hits += r.tt_hits;
-                stats.max_depth = stats.max_depth.max(r.depth);
-                stats.depth_sum += u64::from(r.depth);
-                stats.time += r.time;
+                stats.record(r.nodes, r.beta_cutoffs, r.tt_hits, r.depth, r.time);
                 r.best
             }
         }
