@@ -1,45 +1,21 @@
 //! checkersbot: the decision maker of a checkers-playing robot.
 //!
-//! The library holds the rules and the engine; the `checkersbot` binary is a thin command line over
-//! it. Modules, from the ground up:
+//! The library is four layers, each a folder; a layer uses the ones listed before it and never
+//! those after it. The `checkersbot` binary (`main.rs` and `cli/`) is a thin command line on top.
 //!
-//! - [`geometry`]: board sizes, squares, coordinates and the padded bit layout;
-//! - [`bitboard`]: sets of squares;
-//! - [`position`]: pieces, moves and making them;
-//! - [`movegen`]: legal moves and perft;
-//! - [`board`]: board text (layout files, the one-line form) and its validation;
-//! - [`notation`]: moves in coordinate notation (`E5 C3 A1`);
-//! - [`any`]: size-independent positions for the I/O layers;
-//! - [`eval`]: the static evaluation and its weights;
-//! - [`tt`]: the transposition table;
-//! - [`search`]: alpha-beta search, generic over the board size;
-//! - [`engine`]: the size-independent engine component (limits, progress, results);
-//! - [`student`]: a re-creation of the student engines the project replaces, a match opponent;
-//! - [`game`]: a game's moves, undo and draw rules;
-//! - [`fen`]: draughts FEN positions;
-//! - [`protocol`]: the daemon protocol's typed commands and replies;
-//! - [`transport`]: line framing, stdin/stdout and serial devices;
-//! - [`daemon`]: the game-tracking daemon behind `checkersbot serve` and `replay`.
+//! - [`rules`]: the game itself on every size: geometry and bit sets, positions and move
+//!   generation, board text, notation, FEN, PDN, the size-independent position, draw rules;
+//! - [`engine`]: evaluation, transposition table, search and the engine component with its
+//!   limits, time management and progress reports;
+//! - [`robot`]: the daemon the vision system and the arm talk to: protocol, game tracking,
+//!   transports and the event loop;
+//! - [`play`]: the terminal game and matches between players (engines, the student-style
+//!   opponent, the random player).
+//!
+//! [`rng`] is a small seeded generator shared by the layers that need repeatable randomness.
 
-pub mod any;
-pub mod arena;
-pub mod bitboard;
-pub mod board;
-pub mod daemon;
 pub mod engine;
-pub mod eval;
-pub mod fen;
-pub mod game;
-pub mod geometry;
-pub mod movegen;
-pub mod notation;
-pub mod pdn;
 pub mod play;
-pub mod position;
-pub mod protocol;
 pub mod rng;
-pub mod search;
-pub mod student;
-pub mod transport;
-pub mod tt;
-pub mod zobrist;
+pub mod robot;
+pub mod rules;

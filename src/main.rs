@@ -1,7 +1,7 @@
 //! The `checkersbot` command line: parses flags, sets up logging, runs a subcommand and maps its
-//! error to an exit code. The work is done in the library and in `cmd/`.
+//! error to an exit code. The work is done in the library and in `cli/`.
 
-mod cmd;
+mod cli;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,35 +20,35 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count the leaves of the move tree (move generator check and benchmark).
-    Perft(cmd::perft::PerftArgs),
+    Perft(cli::perft::PerftArgs),
     /// List the legal moves of a position.
-    Moves(cmd::moves::MovesArgs),
+    Moves(cli::moves::MovesArgs),
     /// Search a position and print the best move.
-    Search(cmd::search::SearchArgs),
+    Search(cli::search::SearchArgs),
     /// Run the daemon: boards in, arm moves out (stdin/stdout or --serial); see protocol/PROTOCOL.md.
-    Serve(cmd::serve::ServeArgs),
+    Serve(cli::serve::ServeArgs),
     /// Feed a recorded file of protocol input through the daemon and print the replies.
-    Replay(cmd::replay::ReplayArgs),
+    Replay(cli::replay::ReplayArgs),
     /// Play a game against the bot in the terminal.
-    Play(cmd::play::PlayArgs),
+    Play(cli::play::PlayArgs),
     /// Let two configurations (or the engine and a random player) play a series of games.
-    Match(cmd::matches::MatchArgs),
+    Match(cli::matches::MatchArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
-    Bench(cmd::bench::BenchArgs),
+    Bench(cli::bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(&cli.log_level);
     let result = match cli.command {
-        Command::Perft(args) => cmd::perft::run(&args),
-        Command::Moves(args) => cmd::moves::run(&args),
-        Command::Search(args) => cmd::search::run(&args),
-        Command::Serve(args) => cmd::serve::run(&args),
-        Command::Replay(args) => cmd::replay::run(&args),
-        Command::Play(args) => cmd::play::run(&args),
-        Command::Match(args) => cmd::matches::run(&args),
-        Command::Bench(args) => cmd::bench::run(&args),
+        Command::Perft(args) => cli::perft::run(&args),
+        Command::Moves(args) => cli::moves::run(&args),
+        Command::Search(args) => cli::search::run(&args),
+        Command::Serve(args) => cli::serve::run(&args),
+        Command::Replay(args) => cli::replay::run(&args),
+        Command::Play(args) => cli::play::run(&args),
+        Command::Match(args) => cli::matches::run(&args),
+        Command::Bench(args) => cli::bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,8 +6,8 @@
 //! To regenerate the stored transcripts after an intended change, run
 //! `CHECKERSBOT_BLESS=1 cargo test --release --test golden` and read the diff before committing.
 
-use checkersbot::daemon::{replay, Settings};
-use checkersbot::transport::MemorySink;
+use checkersbot::robot::daemon::{replay, Settings};
+use checkersbot::robot::transport::MemorySink;
 use std::path::{Path, PathBuf};
 
 fn run(input: Vec<u8>) -> Vec<String> {

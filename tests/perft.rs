@@ -9,10 +9,10 @@
 //! In a debug build (`cargo test` without `--release`) depths whose count exceeds twenty million
 //! are skipped.
 
-use checkersbot::any::AnyPosition;
-use checkersbot::board::Grid;
-use checkersbot::movegen::perft_by_moves;
-use checkersbot::position::Side;
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::movegen::perft_by_moves;
+use checkersbot::rules::position::Side;
 use checkersbot::with_position;
 use std::path::{Path, PathBuf};
 

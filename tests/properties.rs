@@ -3,12 +3,12 @@
 //! by exactly what the move captures and crowns, every legal move's printed path reads back to the
 //! same move, and the board's one-line form round-trips through `Grid`.
 
-use checkersbot::bitboard::Bits;
-use checkersbot::board::Grid;
-use checkersbot::geometry::{Geometry, G10, G12, G4, G6, G8};
-use checkersbot::movegen::perft_by_moves;
-use checkersbot::notation::parse_move;
-use checkersbot::position::{Position, Side};
+use checkersbot::rules::bitboard::Bits;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::geometry::{Geometry, G10, G12, G4, G6, G8};
+use checkersbot::rules::movegen::perft_by_moves;
+use checkersbot::rules::notation::parse_move;
+use checkersbot::rules::position::{Position, Side};
 use proptest::prelude::*;
 
 /// Checks the one-line form and the parse of every legal move of `pos`.
@@ -67,7 +67,7 @@ fn playout<G: Geometry>(bot_first: bool, choices: &[u16]) -> Result<(), TestCase
     }
     // The fast perft agrees with counting through generate and play.
     prop_assert_eq!(
-        checkersbot::movegen::perft(&pos, 2),
+        checkersbot::rules::movegen::perft(&pos, 2),
         perft_by_moves(&pos, 2)
     );
     Ok(())

@@ -1,12 +1,12 @@
 //! Properties of the protocol layer: printing then parsing gives the value back, and no input
 //! makes a parser panic.
 
-use checkersbot::board::Grid;
-use checkersbot::daemon::camera_grid;
-use checkersbot::fen::{parse_fen, to_fen};
-use checkersbot::geometry::BoardSize;
-use checkersbot::position::Side;
-use checkersbot::protocol::{Command, InfoMode, Layout, Reply, SetOption, Setup};
+use checkersbot::robot::protocol::{Command, InfoMode, Layout, Reply, SetOption, Setup};
+use checkersbot::robot::tracking::camera_grid;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::fen::{parse_fen, to_fen};
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::position::Side;
 use proptest::prelude::*;
 
 fn size() -> impl Strategy<Value = BoardSize> {

@@ -5,12 +5,12 @@
 
 mod refgen;
 
-use checkersbot::any::AnyPosition;
-use checkersbot::bitboard::squares;
-use checkersbot::board::Grid;
-use checkersbot::geometry::{BoardSize, Coord, Geometry};
-use checkersbot::movegen::perft_by_moves;
-use checkersbot::position::{Position, Side};
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::bitboard::squares;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::geometry::{BoardSize, Coord, Geometry};
+use checkersbot::rules::movegen::perft_by_moves;
+use checkersbot::rules::position::{Position, Side};
 use checkersbot::with_position;
 use refgen::{square_name, RefBoard};
 

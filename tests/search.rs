@@ -1,12 +1,12 @@
 //! Engine tests through the public API: tactics, won endgames converted in self-play, draws by
 //! repetition, determinism, deadlines and the special cases (no move, only move).
 
-use checkersbot::any::AnyPosition;
-use checkersbot::board::Grid;
 use checkersbot::engine::{Engine, EngineConfig, Limits, Score, SearchResult, StopReason};
-use checkersbot::game::{Game, Status};
-use checkersbot::geometry::BoardSize;
-use checkersbot::position::Side;
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::game::{Game, Status};
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::position::Side;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -169,10 +169,10 @@ fn tune_variant(
     name: &str,
 ) -> (
     checkersbot::engine::SearchParams,
-    checkersbot::eval::Weights,
+    checkersbot::engine::eval::Weights,
 ) {
+    use checkersbot::engine::eval::Weights;
     use checkersbot::engine::SearchParams;
-    use checkersbot::eval::Weights;
     let mut p = SearchParams::default();
     let mut w = Weights::default();
     for part in name.split(',').filter(|s| !s.is_empty()) {
@@ -262,7 +262,7 @@ fn tune_match() {
         }
     }
     println!("A {a:?}\nB {b:?}\nA wins {wa}, B wins {wb}, draws {d}");
-    if let Some(e) = checkersbot::arena::elo_estimate(&scores) {
+    if let Some(e) = checkersbot::play::arena::elo_estimate(&scores) {
         println!("Elo of A over B: {e}");
     }
 }

@@ -2,13 +2,13 @@
 //! pair, with deadlines, answers while searching, clean exits, a serial device that disappears
 //! and comes back, and thousands of malformed lines.
 
-use checkersbot::any::AnyPosition;
-use checkersbot::board::{initial_grid, Grid};
-use checkersbot::daemon::{replay, Settings};
-use checkersbot::geometry::BoardSize;
-use checkersbot::position::Side;
-use checkersbot::protocol::{Command, Reply, MAX_LINE};
-use checkersbot::transport::{LineReader, MemorySink};
+use checkersbot::robot::daemon::{replay, Settings};
+use checkersbot::robot::protocol::{Command, Reply, MAX_LINE};
+use checkersbot::robot::transport::{LineReader, MemorySink};
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::{initial_grid, Grid};
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::position::Side;
 use std::io::Write;
 use std::os::unix::io::AsRawFd;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};

@@ -1,6 +1,6 @@
 //! A deliberately simple reference move generator, written from the rules and nothing else: the
 //! board is a 2-D array of characters, capture sequences are found by plain recursion, and the
-//! position is copied for every move. It shares no code with `src/movegen.rs` (it does not even use
+//! position is copied for every move. It shares no code with `src/rules/movegen.rs` (it does not even use
 //! the library's board parser), so that comparing the two finds mistakes in either.
 //!
 //! Rules: rows lettered from the top, columns numbered from 0; `b` men start at the top and move

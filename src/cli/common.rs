@@ -1,0 +1,103 @@
+//! Arguments and helpers shared by several subcommands.
+
+use anyhow::{anyhow, Context, Result};
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::position::Side;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Where a position comes from: a layout file or a one-line board, plus the side to move.
+#[derive(Args, Debug, Clone)]
+pub struct PositionArgs {
+    /// Layout file (e.g. layouts/8x8.board).
+    #[arg(long, conflicts_with = "board")]
+    pub layout: Option<PathBuf>,
+    /// One-line board: rows top to bottom joined by '/', e.g. _b_b/____/____/p_p_
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Side to move: p (player) or b (bot). Default p.
+    #[arg(long, default_value = "p")]
+    pub side: String,
+}
+
+impl PositionArgs {
+    /// The position these arguments name (the 8x8 start position if neither file nor board).
+    pub fn position(&self) -> Result<AnyPosition> {
+        let side = parse_side(&self.side)?;
+        let grid = match (&self.layout, &self.board) {
+            (Some(path), _) => load_layout(path)?,
+            (None, Some(line)) => Grid::parse_line(line).context("bad --board")?,
+            (None, None) => {
+                checkersbot::rules::board::initial_grid(checkersbot::rules::geometry::BoardSize::S8)
+            }
+        };
+        Ok(AnyPosition::from_grid(&grid, side))
+    }
+}
+
+/// Reads `p` or `b`.
+pub fn parse_side(text: &str) -> Result<Side> {
+    Side::from_letter(text).ok_or_else(|| anyhow!("side must be 'p' or 'b', not '{text}'"))
+}
+
+/// Reads and validates a layout file.
+pub fn load_layout(path: &std::path::Path) -> Result<Grid> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read layout {}", path.display()))?;
+    Grid::parse_layout(&text).with_context(|| format!("bad layout {}", path.display()))
+}
+
+/// Engine settings shared by the commands that search.
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Seed for choosing among equally good moves (omit for always the same choice).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Evaluation terms to switch off, comma-separated (backrank, mobility, runaway, trade,
+    /// endgame; advance and centre are accepted but already 0 by default).
+    #[arg(long, value_delimiter = ',')]
+    pub without: Vec<String>,
+    /// Play in the aggressive style (rewards closing in on the enemy's pieces).
+    #[arg(long)]
+    pub aggressive: bool,
+}
+
+impl EngineArgs {
+    /// The engine configuration these arguments describe.
+    pub fn config(&self) -> Result<checkersbot::engine::EngineConfig> {
+        use checkersbot::engine::eval::{Term, Weights};
+        let mut weights = if self.aggressive {
+            Weights::aggressive()
+        } else {
+            Weights::default()
+        };
+        for name in &self.without {
+            let term = Term::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Term::ALL.iter().map(|t| t.name()).collect();
+                anyhow!(
+                    "unknown evaluation term '{name}'; terms: {}",
+                    names.join(", ")
+                )
+            })?;
+            weights = weights.without(term);
+        }
+        Ok(checkersbot::engine::EngineConfig {
+            hash_mb: self.hash,
+            threads: self.threads.max(1),
+            weights,
+            seed: self.seed,
+        })
+    }
+
+    /// A new engine with these settings.
+    pub fn engine(&self) -> Result<checkersbot::engine::Engine> {
+        Ok(checkersbot::engine::Engine::new(self.config()?))
+    }
+}

@@ -1,0 +1,286 @@
+//! `checkersbot match`: two configurations play each other; a progress line per game, then a table.
+
+use super::common::{load_layout, parse_side};
+use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::eval::{Term, Weights};
+use checkersbot::engine::{EngineConfig, Limits};
+use checkersbot::play::arena::{
+    progress_line, run_match, GameRecord, MatchOptions, PlayerKind, PlayerSpec,
+};
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::{initial_grid, Grid};
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::pdn::{write_game, GameResult, RecordInfo};
+use checkersbot::rules::position::Side;
+use clap::{Args, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What a player is.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The engine.
+    Engine,
+    /// Uniformly random legal moves.
+    Random,
+    /// The re-created student engine (plain alpha-beta, hand-written evaluation); honours
+    /// --movetime-x and --depth-x.
+    Student,
+}
+
+/// Arguments of `match`.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Number of games (played in pairs with colours swapped).
+    #[arg(long, default_value_t = 20)]
+    games: usize,
+    /// Player A: engine, random or student.
+    #[arg(long, value_enum, default_value = "engine")]
+    player_a: Kind,
+    /// Player B: engine, random or student.
+    #[arg(long, value_enum, default_value = "engine")]
+    player_b: Kind,
+    /// A's time per move in milliseconds.
+    #[arg(long)]
+    movetime_a: Option<u64>,
+    /// B's time per move in milliseconds.
+    #[arg(long)]
+    movetime_b: Option<u64>,
+    /// A's depth per move (default 6 when no movetime is given).
+    #[arg(long)]
+    depth_a: Option<u32>,
+    /// B's depth per move (default 6 when no movetime is given).
+    #[arg(long)]
+    depth_b: Option<u32>,
+    /// Evaluation terms A plays without, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    without_a: Vec<String>,
+    /// Evaluation terms B plays without, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    without_b: Vec<String>,
+    /// A plays the aggressive style.
+    #[arg(long)]
+    aggressive_a: bool,
+    /// B plays the aggressive style.
+    #[arg(long)]
+    aggressive_b: bool,
+    /// A's search threads.
+    #[arg(long, default_value_t = 1)]
+    threads_a: usize,
+    /// B's search threads.
+    #[arg(long, default_value_t = 1)]
+    threads_b: usize,
+    /// Transposition table per engine (the student's too), MiB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Random opening plies before the players take over (each opening is played twice, colours
+    /// swapped).
+    #[arg(long, default_value_t = 4)]
+    openings: usize,
+    /// Seed for the openings and the random player.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// A game still going after this many plies is drawn.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// Layout file of the starting position.
+    #[arg(long, conflicts_with = "board")]
+    layout: Option<PathBuf>,
+    /// One-line starting position (rows top to bottom joined by '/'), e.g. an endgame.
+    #[arg(long)]
+    board: Option<String>,
+    /// Board size for the standard start when neither --layout nor --board is given.
+    #[arg(long, default_value_t = 8)]
+    size: usize,
+    /// Side to move first: b (the top side, PDN Black) or p.
+    #[arg(long, default_value = "b")]
+    side: String,
+    /// Save the games: PDN on 8x8, a plain path list on other sizes.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+}
+
+struct PlayerArgs {
+    kind: Kind,
+    movetime: Option<u64>,
+    depth: Option<u32>,
+    without: Vec<String>,
+    aggressive: bool,
+    threads: usize,
+}
+
+fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
+    if s.kind == Kind::Random {
+        return Ok(PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        });
+    }
+    let mut weights = if s.aggressive {
+        Weights::aggressive()
+    } else {
+        Weights::default()
+    };
+    let mut name = Vec::new();
+    let depth = match (s.movetime, s.depth) {
+        (None, None) => Some(6),
+        (_, d) => d,
+    };
+    if s.kind == Kind::Student {
+        name.push("student".to_string());
+    }
+    if let Some(ms) = s.movetime {
+        name.push(format!("{ms}ms"));
+    }
+    if let Some(d) = depth {
+        name.push(format!("d{d}"));
+    }
+    let limits = Limits {
+        movetime: s.movetime.map(Duration::from_millis),
+        depth,
+        nodes: None,
+    };
+    if s.kind == Kind::Student {
+        if !s.without.is_empty() || s.aggressive || s.threads > 1 {
+            return Err(anyhow!(
+                "the student player has its own evaluation and one thread: --without, --aggressive \
+                 and --threads do not apply to it"
+            ));
+        }
+        return Ok(PlayerSpec {
+            name: name.join("-"),
+            kind: PlayerKind::Student {
+                hash_mb: hash,
+                limits,
+            },
+        });
+    }
+    for t in &s.without {
+        let term = Term::from_name(t).ok_or_else(|| {
+            let names: Vec<&str> = Term::ALL.iter().map(|t| t.name()).collect();
+            anyhow!("unknown evaluation term '{t}'; terms: {}", names.join(", "))
+        })?;
+        weights = weights.without(term);
+        name.push(format!("no-{t}"));
+    }
+    if s.aggressive {
+        name.push("aggressive".into());
+    }
+    if s.threads > 1 {
+        name.push(format!("t{}", s.threads));
+    }
+    Ok(PlayerSpec {
+        name: name.join("-"),
+        kind: PlayerKind::Engine {
+            config: EngineConfig {
+                hash_mb: hash,
+                threads: s.threads.max(1),
+                weights,
+                seed: None,
+            },
+            limits,
+        },
+    })
+}
+
+fn record_text(r: &GameRecord, a: &str, b: &str) -> String {
+    let (black, white) = if r.a_side == Side::Bot {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let mut info = RecordInfo::new(
+        &format!("checkersbot match {a} vs {b}"),
+        r.number,
+        black,
+        white,
+    );
+    info.comment = format!(
+        "{}; {} random opening plies",
+        r.outcome.ending.describe(),
+        r.opening_plies
+    );
+    let result = match r.outcome.winner {
+        Some(w) => GameResult::Win(w),
+        None => GameResult::Draw,
+    };
+    write_game(&info, &r.start, &r.moves, result)
+}
+
+/// Runs the match.
+pub fn run(args: &MatchArgs) -> Result<()> {
+    let side = parse_side(&args.side)?;
+    let grid = match (&args.layout, &args.board) {
+        (Some(path), _) => load_layout(path)?,
+        (None, Some(line)) => Grid::parse_line(line).context("bad --board")?,
+        (None, None) => initial_grid(
+            BoardSize::from_n(args.size)
+                .ok_or_else(|| anyhow!("--size must be 4, 6, 8, 10 or 12"))?,
+        ),
+    };
+    let start = AnyPosition::from_grid(&grid, side);
+    let mut a = player(
+        &PlayerArgs {
+            kind: args.player_a,
+            movetime: args.movetime_a,
+            depth: args.depth_a,
+            without: args.without_a.clone(),
+            aggressive: args.aggressive_a,
+            threads: args.threads_a,
+        },
+        args.hash,
+    )?;
+    let mut b = player(
+        &PlayerArgs {
+            kind: args.player_b,
+            movetime: args.movetime_b,
+            depth: args.depth_b,
+            without: args.without_b.clone(),
+            aggressive: args.aggressive_b,
+            threads: args.threads_b,
+        },
+        args.hash,
+    )?;
+    if a.name == b.name {
+        a.name = format!("A:{}", a.name);
+        b.name = format!("B:{}", b.name);
+    }
+    let opts = MatchOptions {
+        games: args.games,
+        start,
+        opening_plies: args.openings,
+        seed: args.seed,
+        max_plies: args.max_plies,
+    };
+    let mut pdn = match &args.pdn {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        )),
+        None => None,
+    };
+    println!(
+        "match: {} vs {}, {} games from {} ({} to move), {} random opening plies, seed {}, cap {} plies",
+        a.name, b.name, args.games, start.to_line(), side, args.openings, args.seed, args.max_plies
+    );
+    let mut write_error = None;
+    let (stats, _) = run_match(&a, &b, &opts, &mut |r, s| {
+        println!("{}", progress_line(r, s, &a.name, &b.name, args.games));
+        if let Some(w) = pdn.as_mut() {
+            if let Err(e) = w.write_all(record_text(r, &a.name, &b.name).as_bytes()) {
+                write_error.get_or_insert(e);
+            }
+        }
+    });
+    if let Some(mut w) = pdn {
+        if let Err(e) = w.flush() {
+            write_error.get_or_insert(e);
+        }
+    }
+    print!("\n{}", stats.table(&a.name, &b.name));
+    if let Some(e) = write_error {
+        return Err(e).context("cannot write the game records");
+    }
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! `checkersbot moves`: every legal move of a position, one per line.
+
+use super::common::PositionArgs;
+use anyhow::Result;
+use checkersbot::rules::any_size::join;
+use clap::Args;
+
+/// Arguments of `moves`.
+#[derive(Args, Debug)]
+pub struct MovesArgs {
+    #[command(flatten)]
+    pos: PositionArgs,
+}
+
+/// Prints each legal move's path, then its captures and whether it crowns.
+pub fn run(args: &MovesArgs) -> Result<()> {
+    let pos = args.pos.position()?;
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        println!("none ({} has no legal moves and loses)", pos.side());
+    }
+    for m in &moves {
+        let mut line = m.notation();
+        if !m.captured.is_empty() {
+            line.push_str(&format!("  captures {}", join(&m.captured)));
+        }
+        if m.crowns {
+            line.push_str("  crowns");
+        }
+        println!("{line}");
+    }
+    Ok(())
+}

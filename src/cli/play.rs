@@ -1,0 +1,133 @@
+//! `checkersbot play`: a game against the bot in the terminal.
+
+use super::common::{load_layout, parse_side, EngineArgs};
+use anyhow::{anyhow, Context, Result};
+use checkersbot::play::terminal::{play, want_colour, Difficulty, First, PlayEnd, PlayOptions};
+use checkersbot::rules::board::{initial_grid, Grid};
+use checkersbot::rules::game::Status;
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::pdn::{write_game, GameResult, RecordInfo};
+use checkersbot::rules::position::Side;
+use clap::{Args, ValueEnum};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Who moves first.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum FirstArg {
+    /// The bot.
+    Bot,
+    /// You.
+    Player,
+}
+
+/// How strong the bot plays.
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Level {
+    /// Searches 2 plies and plays a random move one time in four.
+    Easy,
+    /// Thinks 300 ms a move.
+    Medium,
+    /// Thinks 2 s a move.
+    Hard,
+}
+
+/// Arguments of `play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Layout file to start from (e.g. layouts/10x10.board).
+    #[arg(long, conflicts_with_all = ["board", "size"])]
+    layout: Option<PathBuf>,
+    /// One-line board to start from: rows top to bottom joined by '/'.
+    #[arg(long, conflicts_with = "size")]
+    board: Option<String>,
+    /// Board size for the standard start (4, 6, 8, 10, 12); default 8.
+    #[arg(long)]
+    size: Option<usize>,
+    /// Who moves first.
+    #[arg(long, value_enum, default_value = "player")]
+    first: FirstArg,
+    /// The side the bot plays: b (top, moving down) or p (bottom, moving up).
+    #[arg(long, default_value = "b")]
+    bot_side: String,
+    /// Difficulty.
+    #[arg(long, value_enum, default_value = "medium")]
+    level: Level,
+    /// Time per bot move in milliseconds (overrides the level's limits).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Depth per bot move (overrides the level's limits).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Save the game when it ends: PDN on 8x8, a plain path list on other sizes.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// Runs the game on the terminal.
+pub fn run(args: &PlayArgs) -> Result<()> {
+    let grid: Grid = match (&args.layout, &args.board, args.size) {
+        (Some(path), _, _) => load_layout(path)?,
+        (None, Some(line), _) => Grid::parse_line(line).context("bad --board")?,
+        (None, None, n) => {
+            let n = n.unwrap_or(8);
+            let size = BoardSize::from_n(n)
+                .ok_or_else(|| anyhow!("--size must be 4, 6, 8, 10 or 12, not {n}"))?;
+            initial_grid(size)
+        }
+    };
+    let level = match args.level {
+        Level::Easy => Difficulty::Easy,
+        Level::Medium => Difficulty::Medium,
+        Level::Hard => Difficulty::Hard,
+    };
+    let mut opts = PlayOptions::new(level);
+    opts.bot_side = parse_side(&args.bot_side)?;
+    opts.first = match args.first {
+        FirstArg::Bot => First::Bot,
+        FirstArg::Player => First::Player,
+    };
+    opts.config = args.engine.config()?;
+    opts.seed = args.engine.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    if args.movetime.is_some() || args.depth.is_some() {
+        opts.limits.movetime = args.movetime.map(Duration::from_millis);
+        opts.limits.depth = args.depth;
+        opts.level = format!("{} (custom limits)", level.name());
+    }
+    opts.colour = want_colour(
+        std::io::stdout().is_terminal(),
+        std::env::var_os("NO_COLOR"),
+    );
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let summary =
+        play(&grid, &opts, stdin.lock(), stdout.lock()).context("terminal input/output failed")?;
+    if let Some(path) = &args.pdn {
+        let (black, white) = if opts.bot_side == Side::Bot {
+            ("checkersbot", "you")
+        } else {
+            ("you", "checkersbot")
+        };
+        let mut info = RecordInfo::new("checkersbot play", 1, black, white);
+        info.comment = format!("level {}", opts.level);
+        let result = match summary.end {
+            PlayEnd::Over(Status::Win { winner }) => GameResult::Win(winner),
+            PlayEnd::Over(_) => GameResult::Draw,
+            PlayEnd::Quit(_) => GameResult::Unfinished,
+        };
+        std::fs::write(
+            path,
+            write_game(&info, &summary.start, &summary.moves, result),
+        )
+        .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("Game saved to {}.", path.display());
+    }
+    Ok(())
+}

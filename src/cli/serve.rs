@@ -1,0 +1,206 @@
+//! `checkersbot serve`: the daemon over stdin/stdout or a serial device (see protocol/PROTOCOL.md).
+
+use anyhow::{anyhow, Context, Result};
+use checkersbot::robot::daemon::{Daemon, Event, Settings};
+use checkersbot::robot::protocol::{parse_size, SetOption};
+use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
+use checkersbot::rules::board::{initial_grid, Grid};
+use clap::Args;
+use std::sync::mpsc::{channel, Sender};
+use std::time::Duration;
+
+/// Daemon settings shared by `serve` and `replay`; unset values take the command's defaults.
+#[derive(Args, Debug, Clone, Default)]
+pub struct DaemonArgs {
+    /// Time per bot move in milliseconds; 0 = no time limit [serve: 1000, replay: 0].
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Depth limit in plies; 0 = none [serve: 0, replay: 6].
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 16)]
+    pub hash: usize,
+    /// Start layout of `newgame`: a size (8, 8x8) or a layout file (e.g. layouts/10x10.board).
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Reject boards no legal move explains (the default).
+    #[arg(long, conflicts_with = "lenient")]
+    pub strict: bool,
+    /// Accept boards no legal move explains as new positions.
+    #[arg(long)]
+    pub lenient: bool,
+    /// The camera cannot tell kings from men: match boards by colour, track kings from the game.
+    #[arg(long, alias = "color-only")]
+    pub colour_only: bool,
+    /// The camera sits on the other side of the table: read boards rotated 180 degrees.
+    #[arg(long)]
+    pub rotated: bool,
+    /// Search info lines: iterations, final or off.
+    #[arg(long, default_value = "iterations")]
+    pub info: String,
+}
+
+impl DaemonArgs {
+    /// The settings these flags describe, over `base` (the command's defaults).
+    pub fn settings(&self, base: Settings) -> Result<Settings> {
+        let mut s = base;
+        if let Some(ms) = self.movetime {
+            s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
+        }
+        if let Some(d) = self.depth {
+            s.depth = (d > 0).then_some(d);
+        }
+        s.threads = self.threads.max(1);
+        s.hash_mb = self.hash.max(1);
+        if let Some(layout) = &self.layout {
+            let grid = match parse_size(layout) {
+                Some(size) => initial_grid(size),
+                None => {
+                    let text = std::fs::read_to_string(layout)
+                        .with_context(|| format!("cannot read layout {layout}"))?;
+                    Grid::parse_layout(&text).with_context(|| format!("bad layout {layout}"))?
+                }
+            };
+            s.size = grid.size();
+            s.layout = Some(grid);
+        }
+        s.strict = !self.lenient;
+        s.colour_only = self.colour_only;
+        s.rotated = self.rotated;
+        s.info = match SetOption::parse("info", &self.info) {
+            Ok(SetOption::Info(m)) => m,
+            _ => {
+                return Err(anyhow!(
+                    "--info must be iterations, final or off, not '{}'",
+                    self.info
+                ))
+            }
+        };
+        Ok(s)
+    }
+}
+
+/// Arguments of `serve`.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    daemon: DaemonArgs,
+    /// Speak on this serial device instead of stdin/stdout (e.g. /dev/ttyUSB0).
+    #[arg(long)]
+    serial: Option<String>,
+    /// Baud rate of the serial device.
+    #[arg(long, default_value_t = 115_200)]
+    baud: u32,
+}
+
+/// Runs the daemon until `quit`, the end of stdin, SIGINT or SIGTERM.
+pub fn run(args: &ServeArgs) -> Result<()> {
+    let settings = args.daemon.settings(Settings::default())?;
+    // Block the termination signals before any thread starts, so that every thread inherits the
+    // mask and only the signal thread receives them.
+    let signals = signals::block();
+    let (tx, rx) = channel();
+    if let Some(set) = signals {
+        signals::spawn_waiter(set, tx.clone());
+    }
+    match &args.serial {
+        None => {
+            let daemon = Daemon::new(
+                settings,
+                Box::new(WriterSink(std::io::stdout())),
+                tx.clone(),
+            );
+            spawn_reader(tx, |deliver| transport::pump_stdin(deliver))?;
+            daemon.run(rx);
+        }
+        Some(path) => {
+            let cfg = SerialConfig {
+                path: path.clone(),
+                baud: args.baud,
+            };
+            let sink = SerialSink::default();
+            let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone());
+            spawn_reader(tx, move |deliver| {
+                transport::pump_serial(&cfg, &sink, deliver)
+            })?;
+            daemon.run(rx);
+        }
+    }
+    Ok(())
+}
+
+fn spawn_reader<F>(tx: Sender<Event>, pump: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn FnMut(transport::Input) -> bool) + Send + 'static,
+{
+    std::thread::Builder::new()
+        .name("reader".into())
+        .spawn(move || pump(&mut |input| tx.send(Event::Input(input)).is_ok()))
+        .context("cannot start the reader thread")?;
+    Ok(())
+}
+
+/// SIGINT and SIGTERM through `sigwait` on a thread of their own (libc is already a dependency of
+/// the serial port crate, so no new crate is needed).
+#[cfg(unix)]
+mod signals {
+    use checkersbot::robot::daemon::Event;
+    use std::sync::mpsc::Sender;
+
+    /// A signal set that can be moved to the waiting thread.
+    pub struct Set(libc::sigset_t);
+
+    // SAFETY: a sigset_t is plain data.
+    unsafe impl Send for Set {}
+
+    /// Blocks SIGINT and SIGTERM in this thread (and the threads it starts from now on).
+    pub fn block() -> Option<Set> {
+        // SAFETY: the set is initialised by sigemptyset before use; the calls only read it.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                tracing::warn!("cannot block SIGINT/SIGTERM; they will end the daemon abruptly");
+                return None;
+            }
+            Some(Set(set))
+        }
+    }
+
+    /// Waits for the blocked signals and turns each into an [`Event::Signal`].
+    pub fn spawn_waiter(set: Set, tx: Sender<Event>) {
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || loop {
+                let mut sig: libc::c_int = 0;
+                // SAFETY: `set` is a valid, initialised signal set; `sig` is a valid out-pointer.
+                let r = unsafe { libc::sigwait(&set.0, &mut sig) };
+                if r != 0 || tx.send(Event::Signal(sig)).is_err() {
+                    return;
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the signal thread: {e}");
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod signals {
+    use checkersbot::robot::daemon::Event;
+    use std::sync::mpsc::Sender;
+
+    pub struct Set;
+
+    pub fn block() -> Option<Set> {
+        None
+    }
+
+    pub fn spawn_waiter(_: Set, _: Sender<Event>) {}
+}

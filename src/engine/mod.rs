@@ -1,0 +1,601 @@
+//! The engine as a component: configure it, give it a position, the game's history and limits, and
+//! it returns the best move it found, reporting progress through a callback with plain data.
+//!
+//! The engine knows nothing of protocols or terminals. A search can be stopped from another thread
+//! through the `stop` flag; it then answers with the best move found so far. Time management: the
+//! move time is a per-move budget, so the search uses it. Between iterations it estimates the next
+//! iteration's time from the growth of the last two and starts it only if at least 40% of it is
+//! expected to fit (an unfinished iteration still counts: the root moves it finished can replace
+//! the best move); a hard limit (the move time less a millisecond) is polled every 1024 nodes.
+//!
+//! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
+//! threads start one ply apart, after each iteration move on to at least one ply beyond the main
+//! thread's (so they keep ahead of it rather than repeat its work), and stop slightly before the
+//! hard limit, so that joining them never delays the answer. The main thread takes over a helper's deeper completed iteration, and a
+//! depth-limited search ends when any thread completes the last iteration. One thread and a depth
+//! or node limit give the same result every time.
+//!
+//! ```
+//! use checkersbot::rules::any_size::AnyPosition;
+//! use checkersbot::engine::{Engine, EngineConfig, Limits};
+//! use checkersbot::rules::geometry::BoardSize;
+//! use checkersbot::rules::position::Side;
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let mut engine = Engine::new(EngineConfig::default());
+//! let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+//! let limits = Limits { depth: Some(6), ..Limits::default() };
+//! let result = engine.search(&start, &[], &limits, &AtomicBool::new(false), &mut |_| {});
+//! assert!(result.best.is_some());
+//! ```
+//!
+//! Inside: [`eval`] (the static evaluation and its weights), [`tt`] (the transposition table) and
+//! [`search`] (alpha-beta, generic over the board size); this module is their size-independent
+//! facade, with the limits and time management.
+
+pub mod eval;
+pub mod search;
+pub mod tt;
+
+use crate::engine::eval::{Evaluator, Weights};
+pub use crate::engine::search::SearchParams;
+use crate::engine::search::{
+    xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
+};
+use crate::engine::tt::Tt;
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::geometry::Geometry;
+use crate::rules::position::{Move, Position};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How long and how deep to search. Unset limits do not apply; with none at all the search runs
+/// to the maximum depth or until stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Time for this move: the answer comes within it.
+    pub movetime: Option<Duration>,
+    /// Deepest iteration.
+    pub depth: Option<u32>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+}
+
+impl Limits {
+    /// The hard deadline of a search started at `start`: the move time less a millisecond (a tenth
+    /// of it under 10 ms), so that the answer is out before the move time ends.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.movetime.map(|t| {
+            let margin = if t >= Duration::from_millis(10) {
+                Duration::from_millis(1)
+            } else {
+                t / 10
+            };
+            start + t.saturating_sub(margin)
+        })
+    }
+}
+
+/// Engine settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Transposition table size in MiB.
+    pub hash_mb: usize,
+    /// Search threads (1 = deterministic).
+    pub threads: usize,
+    /// Evaluation weights.
+    pub weights: Weights,
+    /// Seed for choosing among equally good moves; `None` always takes the first.
+    pub seed: Option<u64>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            hash_mb: 16,
+            threads: 1,
+            weights: Weights::default(),
+            seed: None,
+        }
+    }
+}
+
+/// A score from the searching side's point of view.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Score(pub i32);
+
+impl Score {
+    /// Plies to the end of the game if the score is a forced win (positive) or loss (negative).
+    pub fn plies_to_end(self) -> Option<i32> {
+        if self.0 > WIN_BOUND {
+            Some(WIN - self.0)
+        } else if self.0 < -WIN_BOUND {
+            Some(-(WIN + self.0))
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Score {
+    /// `cp 35` for an evaluation (hundredths of a man), `win 7` / `loss 4` (plies) when proven.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.plies_to_end() {
+            Some(p) if p >= 0 => write!(f, "win {p}"),
+            Some(p) => write!(f, "loss {}", -p),
+            None => write!(f, "cp {}", self.0),
+        }
+    }
+}
+
+/// Progress of a search, reported after each iteration and with the result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Info {
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score of the best move.
+    pub score: Score,
+    /// Nodes of all threads.
+    pub nodes: u64,
+    /// Nodes per second.
+    pub nps: u64,
+    /// Time since the search began.
+    pub time: Duration,
+    /// Transposition-table hits.
+    pub tt_hits: u64,
+    /// Transposition-table cut-offs.
+    pub tt_cutoffs: u64,
+    /// Beta cut-offs.
+    pub beta_cutoffs: u64,
+    /// Principal variation.
+    pub pv: Vec<MoveInfo>,
+    /// Permille of the table written during this search.
+    pub hashfull: u32,
+}
+
+/// Why a search ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The side to move had no legal move (it has lost).
+    NoMoves,
+    /// Only one legal move: answered at once.
+    OnlyMove,
+    /// A forced win or loss was proven.
+    Proven,
+    /// The depth limit was reached.
+    Depth,
+    /// The node limit was reached.
+    Nodes,
+    /// The time ran out.
+    Time,
+    /// Stopped from outside.
+    Stopped,
+}
+
+impl StopReason {
+    /// A short word for logs and info lines.
+    pub fn word(self) -> &'static str {
+        match self {
+            StopReason::NoMoves => "nomoves",
+            StopReason::OnlyMove => "onlymove",
+            StopReason::Proven => "proven",
+            StopReason::Depth => "depth",
+            StopReason::Nodes => "nodes",
+            StopReason::Time => "time",
+            StopReason::Stopped => "stopped",
+        }
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play (`None` only when there is no legal move).
+    pub best: Option<MoveInfo>,
+    /// Final statistics.
+    pub info: Info,
+    /// Why the search ended.
+    pub reason: StopReason,
+}
+
+/// The engine: a transposition table and settings, kept across the moves of a game.
+#[derive(Debug)]
+pub struct Engine {
+    tt: Tt,
+    config: EngineConfig,
+    params: SearchParams,
+    rng: u64,
+}
+
+impl Engine {
+    /// An engine with the given settings.
+    pub fn new(config: EngineConfig) -> Engine {
+        Engine {
+            tt: Tt::new(config.hash_mb),
+            rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
+            config,
+            params: SearchParams::default(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The search settings (see [`SearchParams`]).
+    pub fn search_params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
+    pub fn set_search_params(&mut self, params: SearchParams) {
+        self.params = params;
+    }
+
+    /// Resizes the transposition table (its contents are lost).
+    pub fn set_hash_mb(&mut self, mb: usize) {
+        self.config.hash_mb = mb;
+        self.tt = Tt::new(mb);
+    }
+
+    /// Sets the number of search threads (at least 1).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.config.threads = threads.max(1);
+    }
+
+    /// Sets the evaluation weights.
+    pub fn set_weights(&mut self, weights: Weights) {
+        self.config.weights = weights;
+    }
+
+    /// Sets or clears the seed for choosing among equal moves.
+    pub fn set_seed(&mut self, seed: Option<u64>) {
+        self.config.seed = seed;
+        self.rng = seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C;
+    }
+
+    /// Forgets what earlier searches learned (call at a new game for reproducible results).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Bytes of the transposition table.
+    pub fn table_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// Searches `pos`. `history` holds the keys ([`AnyPosition::hash_key`]) of the game's earlier
+    /// positions since the last capture or man move, oldest first, not including `pos`; the search
+    /// scores a repetition of any of them, or 80 plies without progress, as a draw.
+    pub fn search(
+        &mut self,
+        pos: &AnyPosition,
+        history: &[u64],
+        limits: &Limits,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        let rng = if self.config.seed.is_some() {
+            self.rng = xorshift(self.rng);
+            Some(self.rng)
+        } else {
+            None
+        };
+        let tt = &self.tt;
+        let cfg = &self.config;
+        let params = self.params;
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, stop, on_info, rng))
+    }
+}
+
+/// Expected time of the next iteration from the last two: the last one times their growth factor
+/// (clamped to 1.5..4; 2.5 when there is only one).
+fn next_iteration_estimate(before: Option<Duration>, last: Option<Duration>) -> Duration {
+    let Some(last) = last else {
+        return Duration::ZERO;
+    };
+    let growth = match before {
+        Some(b) if b > Duration::from_micros(200) => {
+            (last.as_secs_f64() / b.as_secs_f64()).clamp(1.5, 4.0)
+        }
+        _ => 2.5,
+    };
+    last.mul_f64(growth)
+}
+
+fn moves_info<G: Geometry>(moves: &[Move<G::B>]) -> Vec<MoveInfo> {
+    moves.iter().map(MoveInfo::of::<G>).collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search_position<G: Geometry>(
+    tt: &Tt,
+    cfg: &EngineConfig,
+    params: SearchParams,
+    root: &Position<G>,
+    history: &[u64],
+    limits: &Limits,
+    stop: &AtomicBool,
+    on_info: &mut dyn FnMut(&Info),
+    rng: Option<u64>,
+) -> SearchResult {
+    let start = Instant::now();
+    tt.new_search();
+    let moves = root.legal_moves();
+    let mut info = Info::default();
+    if moves.is_empty() {
+        info.score = Score(-WIN);
+        return SearchResult {
+            best: None,
+            info,
+            reason: StopReason::NoMoves,
+        };
+    }
+    if moves.len() == 1 {
+        info.pv = moves_info::<G>(&moves);
+        info.time = start.elapsed();
+        let best = info.pv.first().cloned();
+        return SearchResult {
+            best,
+            info,
+            reason: StopReason::OnlyMove,
+        };
+    }
+    let deadline = limits.deadline(start);
+    // Helpers stop a little earlier, so that joining them never delays the answer.
+    let helper_deadline = limits.movetime.and_then(|t| {
+        let early = (t / 50).min(Duration::from_millis(2));
+        deadline.map(|d| d.checked_sub(early).unwrap_or(d))
+    });
+    let budget_end = limits.movetime.map(|t| start + t);
+    let max_depth = limits
+        .depth
+        .unwrap_or(MAX_PLY as u32 - 8)
+        .clamp(1, MAX_PLY as u32 - 8);
+    let evaluator = Evaluator::<G>::new(cfg.weights.clone());
+    let helpers_stop = AtomicBool::new(false);
+    // Set by a helper that completed the last iteration: the main thread then stops and takes it.
+    let helper_done = AtomicBool::new(false);
+    // The deepest iteration a helper has completed.
+    let helper_best: Mutex<Option<Iteration<G::B>>> = Mutex::new(None);
+    let shared_nodes = AtomicU64::new(0);
+    let threads = cfg.threads.max(1);
+
+    // The depth the main thread is searching: a helper that finishes an iteration moves on to one
+    // ply beyond it, so that the helpers keep ahead instead of repeating the main thread's work.
+    let main_depth = AtomicU32::new(1);
+    let mut result = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for t in 1..threads {
+            let ev = &evaluator;
+            let hs = &helpers_stop;
+            let sn = &shared_nodes;
+            let hd = &helper_done;
+            let hb = &helper_best;
+            let md = &main_depth;
+            let order0 = moves.clone();
+            handles.push(scope.spawn(move || {
+                let ctl = StopControl {
+                    stop,
+                    helpers_stop: hs,
+                    deadline: helper_deadline,
+                    node_limit: limits.nodes,
+                    shared_nodes: sn,
+                };
+                let mut s = Searcher::new(tt, ev, ctl, history, t as u64, params);
+                s.set_root(root);
+                let mut order = order0;
+                // Helpers start at different depths so that threads fill the table ahead of
+                // each other.
+                let mut d = 1 + (t as u32 % 2);
+                let mut prev = None;
+                while d <= max_depth {
+                    let (it, done) = aspiration(&mut s, root, &mut order, d, prev, &mut None);
+                    let Some(it) = it else { break };
+                    if !done || s.aborted() {
+                        break;
+                    }
+                    prev = Some(it.score);
+                    if let Ok(mut best) = hb.lock() {
+                        if best.as_ref().is_none_or(|b| b.depth < d) {
+                            *best = Some(it);
+                        }
+                    }
+                    if d == max_depth {
+                        hd.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    d = (d + 1).max(md.load(Ordering::Relaxed) + 1).min(max_depth);
+                }
+                s.flush_nodes();
+                s.counters
+            }));
+        }
+        let ctl = StopControl {
+            stop,
+            helpers_stop: &helper_done,
+            deadline,
+            node_limit: limits.nodes,
+            shared_nodes: &shared_nodes,
+        };
+        let mut s = Searcher::new(tt, &evaluator, ctl, history, 0, params);
+        s.set_root(root);
+        let mut order = moves.clone();
+        let mut last: Option<Iteration<G::B>> = None;
+        let mut completed = 0;
+        let mut reason = StopReason::Depth;
+        let mut tie = rng.map(|x| x | 1);
+        let mut depth = 1;
+        let mut iter_times: (Option<Duration>, Option<Duration>) = (None, None);
+        while depth <= max_depth {
+            main_depth.store(depth, Ordering::Relaxed);
+            let iter_start = Instant::now();
+            let prev = last.as_ref().map(|it| it.score);
+            let (it, done) = aspiration(&mut s, root, &mut order, depth, prev, &mut tie);
+            if done {
+                completed = depth;
+            }
+            if let Some(it) = it {
+                last = Some(it);
+            }
+            // A helper ahead of this thread: take its deeper iteration and go on from there.
+            if let Some(h) = helper_best.lock().ok().and_then(|b| b.clone()) {
+                if h.depth > completed {
+                    completed = h.depth;
+                    depth = h.depth;
+                    if let Some(pos) = order.iter().position(|m| h.pv.first() == Some(m)) {
+                        order[..=pos].rotate_right(1);
+                    }
+                    last = Some(h);
+                }
+            }
+            if s.aborted() {
+                reason = if stop.load(Ordering::Relaxed) {
+                    StopReason::Stopped
+                } else if limits
+                    .nodes
+                    .is_some_and(|n| shared_nodes.load(Ordering::Relaxed) >= n)
+                {
+                    StopReason::Nodes
+                } else if helper_done.load(Ordering::Relaxed) {
+                    StopReason::Depth
+                } else {
+                    StopReason::Time
+                };
+                break;
+            }
+            s.flush_nodes();
+            if let Some(it) = &last {
+                let i = make_info::<G>(&s.counters, &shared_nodes, start, completed, it, tt);
+                on_info(&i);
+                let proven = Score(it.score)
+                    .plies_to_end()
+                    .is_some_and(|p| p.unsigned_abs() <= depth);
+                if proven {
+                    reason = StopReason::Proven;
+                    break;
+                }
+            }
+            iter_times = (iter_times.1, Some(iter_start.elapsed()));
+            if let Some(end) = budget_end {
+                let next = next_iteration_estimate(iter_times.0, iter_times.1);
+                if Instant::now() + next.mul_f64(0.4) >= end {
+                    reason = StopReason::Time;
+                    break;
+                }
+            }
+            depth += 1;
+        }
+        helpers_stop.store(true, Ordering::Relaxed);
+        s.flush_nodes();
+        let mut counters = s.counters;
+        for h in handles {
+            if let Ok(c) = h.join() {
+                counters.add(&c);
+            }
+        }
+        (last, completed, reason, counters)
+    });
+    let (last, completed, reason, counters) = &mut result;
+    let info = match last {
+        Some(it) => make_info::<G>(counters, &shared_nodes, start, *completed, it, tt),
+        None => Info {
+            time: start.elapsed(),
+            ..Info::default()
+        },
+    };
+    let best = match last {
+        Some(it) if !it.pv.is_empty() => Some(MoveInfo::of::<G>(&it.pv[0])),
+        _ => moves.first().map(MoveInfo::of::<G>),
+    };
+    SearchResult {
+        best,
+        info,
+        reason: *reason,
+    }
+}
+
+/// Searches one iteration with an aspiration window around the previous score, widening it
+/// after a fail low or high. Returns the iteration to keep, if any (a completed one, or a partial
+/// one whose best move is proven at least as good as the previous best), and whether the
+/// iteration was completed.
+fn aspiration<G: Geometry>(
+    s: &mut Searcher<'_, G>,
+    root: &Position<G>,
+    order: &mut Vec<Move<G::B>>,
+    depth: u32,
+    prev: Option<i32>,
+    tie: &mut Option<u64>,
+) -> (Option<Iteration<G::B>>, bool) {
+    let mut delta = s.params().aspiration;
+    let mut window = match prev {
+        Some(p) if depth >= 4 && delta > 0 && p.abs() < WIN_BOUND => (p - delta, p + delta),
+        _ => FULL_WINDOW,
+    };
+    let mut kept = None;
+    loop {
+        let it = s.search_root(root, order, depth, window, tie.as_mut());
+        let Some(it) = it else {
+            return (kept, false);
+        };
+        if it.partial {
+            // Stopped: keep the best move only if it did not fail low.
+            if it.score > window.0 {
+                kept = Some(it);
+            }
+            return (kept, false);
+        }
+        delta = delta.saturating_mul(2);
+        if it.score <= window.0 && window.0 > FULL_WINDOW.0 {
+            window.0 = if delta > 400 {
+                FULL_WINDOW.0
+            } else {
+                (it.score - delta).max(FULL_WINDOW.0)
+            };
+        } else if it.score >= window.1 && window.1 < FULL_WINDOW.1 {
+            window.1 = if delta > 400 {
+                FULL_WINDOW.1
+            } else {
+                (it.score + delta).min(FULL_WINDOW.1)
+            };
+            kept = Some(it);
+        } else {
+            return (Some(it), true);
+        }
+    }
+}
+
+fn make_info<G: Geometry>(
+    counters: &Counters,
+    shared_nodes: &AtomicU64,
+    start: Instant,
+    completed: u32,
+    it: &Iteration<G::B>,
+    tt: &Tt,
+) -> Info {
+    let time = start.elapsed();
+    let nodes = shared_nodes.load(Ordering::Relaxed).max(counters.nodes);
+    let secs = time.as_secs_f64();
+    Info {
+        depth: completed,
+        seldepth: counters.seldepth,
+        score: Score(it.score),
+        nodes,
+        nps: if secs > 0.0 {
+            (nodes as f64 / secs) as u64
+        } else {
+            0
+        },
+        time,
+        tt_hits: counters.tt_hits,
+        tt_cutoffs: counters.tt_cutoffs,
+        beta_cutoffs: counters.beta_cutoffs,
+        pv: moves_info::<G>(&it.pv),
+        hashfull: tt.hashfull(),
+    }
+}

@@ -1,0 +1,775 @@
+//! Engine-against-engine matches: two players (engine configurations or a random-move player) play
+//! a number of games from one starting position, with colours alternating and seeded random opening
+//! moves so that the games differ; the statistics add up to a table with wins, losses, draws, an Elo
+//! difference with its 95% error margin, and the engines' search figures.
+//!
+//! Games are played in pairs: games 1 and 2 start with the same random opening, and in game 1 player
+//! A moves first, in game 2 player B does. Games are adjudicated by [`Game::status`] (no legal move
+//! loses, threefold repetition and the no-progress rule draw) and drawn at a ply cap.
+//!
+//! ```
+//! use checkersbot::play::arena::{run_match, MatchOptions, PlayerKind, PlayerSpec};
+//! use checkersbot::rules::any_size::AnyPosition;
+//! use checkersbot::engine::{EngineConfig, Limits};
+//! use checkersbot::rules::geometry::BoardSize;
+//! use checkersbot::rules::position::Side;
+//!
+//! let engine = PlayerSpec {
+//!     name: "depth 3".into(),
+//!     kind: PlayerKind::Engine {
+//!         config: EngineConfig::default(),
+//!         limits: Limits { depth: Some(3), ..Limits::default() },
+//!     },
+//! };
+//! let random = PlayerSpec { name: "random".into(), kind: PlayerKind::Random };
+//! let opts = MatchOptions {
+//!     games: 2,
+//!     ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
+//! };
+//! let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| {});
+//! assert_eq!(stats.a_wins, 2);
+//! assert_eq!(games.len(), 2);
+//! ```
+
+use crate::engine::{Engine, EngineConfig, Limits};
+use crate::play::student::Student;
+use crate::rng::Rng;
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::game::{Game, Status};
+use crate::rules::position::Side;
+use std::fmt;
+use std::fmt::Write as _;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// What kind of player takes part in a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerKind {
+    /// The engine with these settings and limits for every move.
+    Engine {
+        /// Settings (weights, threads, table size, seed).
+        config: EngineConfig,
+        /// Limits for each move.
+        limits: Limits,
+    },
+    /// A player that picks a uniformly random legal move (seeded by the match seed).
+    Random,
+    /// The re-created student engine ([`crate::play::student`]) with this table size and these limits.
+    Student {
+        /// Transposition table size in MiB.
+        hash_mb: usize,
+        /// Limits for each move (move time, depth, nodes).
+        limits: Limits,
+    },
+}
+
+/// A named player.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    /// Name for the tables and the game records.
+    pub name: String,
+    /// What plays.
+    pub kind: PlayerKind,
+}
+
+/// How a match is played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchOptions {
+    /// Number of games.
+    pub games: usize,
+    /// The starting position, with the side that moves first.
+    pub start: AnyPosition,
+    /// Random plies played from the start before the players take over (0 = every game pair
+    /// starts from `start`).
+    pub opening_plies: usize,
+    /// Seed for the openings and the random player.
+    pub seed: u64,
+    /// A game still going after this many plies (openings included) is drawn.
+    pub max_plies: usize,
+}
+
+impl MatchOptions {
+    /// Options for one game pair from `start`: 2 games, no random opening, seed 1, 300 plies.
+    pub fn new(start: AnyPosition) -> MatchOptions {
+        MatchOptions {
+            games: 2,
+            start,
+            opening_plies: 0,
+            seed: 1,
+            max_plies: 300,
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The loser had no legal move (no pieces left, or all blocked).
+    NoMoves,
+    /// The same position for the third time.
+    Repetition,
+    /// 40 moves each without a capture or a man's move.
+    NoProgress,
+    /// The ply cap of the match.
+    MaxPlies,
+}
+
+impl Ending {
+    /// A short description.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Ending::NoMoves => "no legal moves",
+            Ending::Repetition => "threefold repetition",
+            Ending::NoProgress => "no-progress rule",
+            Ending::MaxPlies => "ply cap",
+        }
+    }
+}
+
+/// The result of one game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// The side that won, or `None` for a draw.
+    pub winner: Option<Side>,
+    /// Why the game ended.
+    pub ending: Ending,
+}
+
+/// One finished game of a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Game number, from 1.
+    pub number: usize,
+    /// The position the game started from (before the opening plies).
+    pub start: AnyPosition,
+    /// How many of `moves` were the random opening.
+    pub opening_plies: usize,
+    /// Every ply of the game, the opening included.
+    pub moves: Vec<MoveInfo>,
+    /// The side player A played.
+    pub a_side: Side,
+    /// The result.
+    pub outcome: Outcome,
+}
+
+impl GameRecord {
+    /// Player A's score: 1 for a win, 0.5 for a draw, 0 for a loss.
+    pub fn score_a(&self) -> f64 {
+        match self.outcome.winner {
+            None => 0.5,
+            Some(w) if w == self.a_side => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+}
+
+/// Search figures of one player over a match.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerStats {
+    /// Moves the player chose (opening plies excluded).
+    pub moves: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Beta cut-offs.
+    pub beta_cutoffs: u64,
+    /// Transposition-table hits.
+    pub tt_hits: u64,
+    /// Deepest completed iteration of any move.
+    pub max_depth: u32,
+    /// Sum of the completed depths (for the average).
+    pub depth_sum: u64,
+    /// Time spent choosing moves.
+    pub time: Duration,
+}
+
+impl PlayerStats {
+    /// Adds one search's figures.
+    fn record(&mut self, nodes: u64, beta_cutoffs: u64, tt_hits: u64, depth: u32, time: Duration) {
+        self.nodes += nodes;
+        self.beta_cutoffs += beta_cutoffs;
+        self.tt_hits += tt_hits;
+        self.max_depth = self.max_depth.max(depth);
+        self.depth_sum += u64::from(depth);
+        self.time += time;
+    }
+
+    /// Average time per move.
+    pub fn time_per_move(&self) -> Duration {
+        if self.moves == 0 {
+            Duration::ZERO
+        } else {
+            self.time / self.moves as u32
+        }
+    }
+
+    /// Average completed depth per move.
+    pub fn avg_depth(&self) -> f64 {
+        if self.moves == 0 {
+            0.0
+        } else {
+            self.depth_sum as f64 / self.moves as f64
+        }
+    }
+}
+
+/// An Elo difference estimated from game scores, with its 95% error margin.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct EloEstimate {
+    /// Mean score of the first player (0..1).
+    pub score: f64,
+    /// Elo difference (positive: the first player is stronger); infinite at a score of 0 or 1.
+    pub diff: f64,
+    /// Half the width of the 95% confidence interval, in Elo; infinite when the interval reaches a
+    /// score of 0 or 1.
+    pub margin: f64,
+}
+
+impl fmt::Display for EloEstimate {
+    /// E.g. `+35.2 +/- 40.1`, `+inf`, `-inf`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.diff.is_infinite() {
+            return write!(f, "{}inf", if self.diff > 0.0 { "+" } else { "-" });
+        }
+        if self.margin.is_infinite() {
+            write!(f, "{:+.1} +/- inf", self.diff)
+        } else {
+            write!(f, "{:+.1} +/- {:.1}", self.diff, self.margin)
+        }
+    }
+}
+
+/// The Elo difference that makes `score` (0..1) the expected score: `-400 log10(1/score - 1)`.
+/// Infinite at 0 and 1.
+pub fn elo_from_score(score: f64) -> f64 {
+    if score <= 0.0 {
+        f64::NEG_INFINITY
+    } else if score >= 1.0 {
+        f64::INFINITY
+    } else {
+        -400.0 * (1.0 / score - 1.0).log10()
+    }
+}
+
+/// Estimates the Elo difference from per-game scores (1, 0.5, 0) of the first player. The margin
+/// comes from the standard deviation of the scores: the mean score plus or minus 1.96 standard
+/// errors, turned into Elo, half the distance between the two. `None` without games.
+pub fn elo_estimate(scores: &[f64]) -> Option<EloEstimate> {
+    if scores.is_empty() {
+        return None;
+    }
+    let n = scores.len() as f64;
+    let mean = scores.iter().sum::<f64>() / n;
+    let var = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n;
+    let se = (var / n).sqrt();
+    let lo = mean - 1.96 * se;
+    let hi = mean + 1.96 * se;
+    let margin = if scores.len() < 2 || lo <= 0.0 || hi >= 1.0 {
+        f64::INFINITY
+    } else {
+        (elo_from_score(hi) - elo_from_score(lo)) / 2.0
+    };
+    Some(EloEstimate {
+        score: mean,
+        // Adding zero turns -0.0 into 0.0, so an even score prints as +0.0.
+        diff: elo_from_score(mean) + 0.0,
+        margin,
+    })
+}
+
+/// The running totals of a match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MatchStats {
+    /// Games finished.
+    pub games: usize,
+    /// Games player A won.
+    pub a_wins: usize,
+    /// Games player B won.
+    pub b_wins: usize,
+    /// Drawn games.
+    pub draws: usize,
+    /// Plies of all games (openings included).
+    pub plies: u64,
+    /// Player A's scores, game by game.
+    pub scores: Vec<f64>,
+    /// Player A's search figures.
+    pub a: PlayerStats,
+    /// Player B's search figures.
+    pub b: PlayerStats,
+}
+
+impl MatchStats {
+    /// Player A's Elo difference over B.
+    pub fn elo(&self) -> Option<EloEstimate> {
+        elo_estimate(&self.scores)
+    }
+
+    /// Average plies per game.
+    pub fn plies_per_game(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.plies as f64 / self.games as f64
+        }
+    }
+
+    /// Player A's points (wins plus half the draws).
+    pub fn a_points(&self) -> f64 {
+        self.a_wins as f64 + self.draws as f64 / 2.0
+    }
+
+    fn add(&mut self, record: &GameRecord) {
+        self.games += 1;
+        self.plies += record.moves.len() as u64;
+        let s = record.score_a();
+        self.scores.push(s);
+        if s == 1.0 {
+            self.a_wins += 1;
+        } else if s == 0.0 {
+            self.b_wins += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
+    /// The final table, with the players' names.
+    pub fn table(&self, a_name: &str, b_name: &str) -> String {
+        let mut out = String::new();
+        let elo = self
+            .elo()
+            .map_or_else(|| "n/a".to_string(), |e| e.to_string());
+        let _ = writeln!(
+            out,
+            "{} games: {a_name} {}-{}-{} {b_name} (wins-losses-draws), score {:.1}/{} ({:.1}%), Elo {elo}",
+            self.games,
+            self.a_wins,
+            self.b_wins,
+            self.draws,
+            self.a_points(),
+            self.games,
+            if self.games == 0 { 0.0 } else { 100.0 * self.a_points() / self.games as f64 },
+        );
+        let _ = writeln!(
+            out,
+            "average {:.1} plies ({:.1} moves each) per game",
+            self.plies_per_game(),
+            self.plies_per_game() / 2.0
+        );
+        let width = a_name.len().max(b_name.len()).max(6);
+        let _ = writeln!(
+            out,
+            "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9} {:>10}",
+            "player",
+            "moves",
+            "nodes",
+            "nodes/move",
+            "betacuts",
+            "tthits",
+            "maxdepth",
+            "avgdepth",
+            "ms/move"
+        );
+        for (name, s) in [(a_name, &self.a), (b_name, &self.b)] {
+            let per_move = s.nodes.checked_div(s.moves).unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9.1} {:>10.1}",
+                name,
+                s.moves,
+                s.nodes,
+                per_move,
+                s.beta_cutoffs,
+                s.tt_hits,
+                s.max_depth,
+                s.avg_depth(),
+                s.time_per_move().as_secs_f64() * 1000.0
+            );
+        }
+        out
+    }
+}
+
+/// The progress line printed after each game.
+pub fn progress_line(
+    record: &GameRecord,
+    stats: &MatchStats,
+    a_name: &str,
+    b_name: &str,
+    total: usize,
+) -> String {
+    let (first, second) = if record.a_side == record.start.side() {
+        (a_name, b_name)
+    } else {
+        (b_name, a_name)
+    };
+    let result = match record.outcome.winner {
+        None => "draw".to_string(),
+        Some(w) if w == record.a_side => format!("{a_name} wins as {w}"),
+        Some(w) => format!("{b_name} wins as {w}"),
+    };
+    format!(
+        "game {}/{}: {first} first vs {second}: {result} ({}, {} plies); {a_name} {}-{}-{} {b_name}",
+        record.number,
+        total,
+        record.outcome.ending.describe(),
+        record.moves.len(),
+        stats.a_wins,
+        stats.b_wins,
+        stats.draws
+    )
+}
+
+enum Player {
+    Engine(Box<Engine>, Limits),
+    Random,
+    Student(Box<Student>, Limits),
+}
+
+impl Player {
+    fn of(spec: &PlayerSpec) -> Player {
+        match &spec.kind {
+            PlayerKind::Engine { config, limits } => {
+                Player::Engine(Box::new(Engine::new(config.clone())), limits.clone())
+            }
+            PlayerKind::Random => Player::Random,
+            PlayerKind::Student { hash_mb, limits } => {
+                Player::Student(Box::new(Student::new(*hash_mb)), limits.clone())
+            }
+        }
+    }
+
+    fn new_game(&mut self) {
+        match self {
+            Player::Engine(e, _) => e.new_game(),
+            Player::Student(s, _) => s.new_game(),
+            Player::Random => {}
+        }
+    }
+
+    fn choose(&mut self, game: &Game, rng: &mut Rng, stats: &mut PlayerStats) -> Option<MoveInfo> {
+        stats.moves += 1;
+        match self {
+            Player::Random => {
+                let moves = game.current().legal_moves();
+                let i = rng.below(moves.len());
+                moves.into_iter().nth(i)
+            }
+            Player::Engine(engine, limits) => {
+                let stop = AtomicBool::new(false);
+                let r = engine.search(
+                    game.current(),
+                    &game.history_keys(),
+                    limits,
+                    &stop,
+                    &mut |_| {},
+                );
+                let i = &r.info;
+                stats.record(i.nodes, i.beta_cutoffs, i.tt_hits, i.depth, i.time);
+                r.best
+            }
+            Player::Student(student, limits) => {
+                let r = student.search(game.current(), limits);
+                stats.record(r.nodes, r.beta_cutoffs, r.tt_hits, r.depth, r.time);
+                r.best
+            }
+        }
+    }
+}
+
+/// Random opening plies from `start`, avoiding openings that end the game. Fewer plies when the
+/// position runs out of moves.
+pub fn random_opening(start: &AnyPosition, plies: usize, rng: &mut Rng) -> Vec<MoveInfo> {
+    let mut best = Vec::new();
+    for _attempt in 0..20 {
+        let mut game = Game::new(*start);
+        let mut moves = Vec::new();
+        while moves.len() < plies && game.status() == Status::Ongoing {
+            let legal = game.current().legal_moves();
+            let m = legal[rng.below(legal.len())].clone();
+            game.play(&m);
+            moves.push(m);
+        }
+        if game.status() == Status::Ongoing {
+            return moves;
+        }
+        if moves.len() > best.len() {
+            best = moves;
+        }
+    }
+    // Every attempt ended the game: keep the opening one ply short of its end.
+    best.pop();
+    best
+}
+
+fn outcome_of(status: Status) -> Option<Outcome> {
+    match status {
+        Status::Ongoing => None,
+        Status::Win { winner } => Some(Outcome {
+            winner: Some(winner),
+            ending: Ending::NoMoves,
+        }),
+        Status::DrawRepetition => Some(Outcome {
+            winner: None,
+            ending: Ending::Repetition,
+        }),
+        Status::DrawNoProgress => Some(Outcome {
+            winner: None,
+            ending: Ending::NoProgress,
+        }),
+    }
+}
+
+/// Plays the match. `on_game` is called after each game with its record and the totals so far.
+/// Returns the totals and every game.
+pub fn run_match(
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    opts: &MatchOptions,
+    on_game: &mut dyn FnMut(&GameRecord, &MatchStats),
+) -> (MatchStats, Vec<GameRecord>) {
+    let mut players = [Player::of(a), Player::of(b)];
+    let mut stats = MatchStats::default();
+    let mut records = Vec::with_capacity(opts.games);
+    let mut opening_rng = Rng::new(opts.seed);
+    let mut play_rng = Rng::new(opts.seed ^ 0xA5A5_5A5A_0F0F_F0F0);
+    let mut opening = Vec::new();
+    for g in 0..opts.games {
+        if g % 2 == 0 {
+            opening = random_opening(&opts.start, opts.opening_plies, &mut opening_rng);
+        }
+        let first = opts.start.side();
+        let a_side = if g % 2 == 0 { first } else { first.opponent() };
+        let mut game = Game::new(opts.start);
+        for m in &opening {
+            game.play(m);
+        }
+        for p in players.iter_mut() {
+            p.new_game();
+        }
+        let outcome = loop {
+            if let Some(o) = outcome_of(game.status()) {
+                break o;
+            }
+            if game.plies() >= opts.max_plies {
+                break Outcome {
+                    winner: None,
+                    ending: Ending::MaxPlies,
+                };
+            }
+            let side = game.current().side();
+            let (player, pstats) = if side == a_side {
+                (&mut players[0], &mut stats.a)
+            } else {
+                (&mut players[1], &mut stats.b)
+            };
+            match player.choose(&game, &mut play_rng, pstats) {
+                Some(m) if game.play(&m).is_some() => {}
+                // No move, or a move the rules refuse: the mover loses.
+                _ => {
+                    break Outcome {
+                        winner: Some(side.opponent()),
+                        ending: Ending::NoMoves,
+                    }
+                }
+            }
+        };
+        let record = GameRecord {
+            number: g + 1,
+            start: opts.start,
+            opening_plies: opening.len(),
+            moves: game.moves().to_vec(),
+            a_side,
+            outcome,
+        };
+        stats.add(&record);
+        on_game(&record, &stats);
+        records.push(record);
+    }
+    (stats, records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::geometry::BoardSize;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 0.05
+    }
+
+    #[test]
+    fn elo_of_scores() {
+        assert_eq!(elo_from_score(0.5), 0.0);
+        // 75% is about +190.8 Elo, 25% the same below.
+        assert!(close(elo_from_score(0.75), 190.85));
+        assert!(close(elo_from_score(0.25), -190.85));
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn elo_estimate_and_margin() {
+        assert!(elo_estimate(&[]).is_none());
+        // 30 wins, 10 losses: score 0.75, sd 0.433, se 0.0685, interval 0.616..0.884, +/- 135.6.
+        let mut scores = vec![1.0; 30];
+        scores.extend([0.0; 10]);
+        let e = elo_estimate(&scores).unwrap();
+        assert!(close(e.score, 0.75));
+        assert!(close(e.diff, 190.85));
+        let expect = (elo_from_score(0.75 + 1.96 * 0.068_465)
+            - elo_from_score(0.75 - 1.96 * 0.068_465))
+            / 2.0;
+        assert!(
+            (e.margin - expect).abs() < 0.5,
+            "{} vs {}",
+            e.margin,
+            expect
+        );
+        assert!((e.margin - 135.6).abs() < 0.1, "{}", e.margin);
+        assert_eq!(e.to_string(), format!("+190.8 +/- {:.1}", e.margin));
+        // All draws: no difference, no spread.
+        let d = elo_estimate(&[0.5; 10]).unwrap();
+        assert_eq!((d.diff, d.margin), (0.0, 0.0));
+        assert_eq!(
+            elo_estimate(&[1.0, 0.0]).unwrap().to_string(),
+            "+0.0 +/- inf"
+        );
+        // All wins: infinite.
+        let w = elo_estimate(&[1.0; 10]).unwrap();
+        assert_eq!(w.to_string(), "+inf");
+        // Symmetric: B's view is the negation.
+        let mut flipped = vec![0.0; 30];
+        flipped.extend([1.0; 10]);
+        let f = elo_estimate(&flipped).unwrap();
+        assert!(close(f.diff, -e.diff) && close(f.margin, e.margin));
+    }
+
+    #[test]
+    fn openings_are_seeded_and_colours_alternate() {
+        let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        let o1 = random_opening(&start, 6, &mut Rng::new(3));
+        let o2 = random_opening(&start, 6, &mut Rng::new(3));
+        assert_eq!(o1, o2);
+        assert_eq!(o1.len(), 6);
+        let random = PlayerSpec {
+            name: "r".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 4,
+            opening_plies: 4,
+            max_plies: 40,
+            ..MatchOptions::new(start)
+        };
+        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| {});
+        assert_eq!(stats.games, 4);
+        assert_eq!(stats.a_wins + stats.b_wins + stats.draws, 4);
+        let sides: Vec<Side> = games.iter().map(|g| g.a_side).collect();
+        assert_eq!(sides, [Side::Bot, Side::Player, Side::Bot, Side::Player]);
+        // Pairs share their opening; the two pairs differ.
+        assert_eq!(games[0].moves[..4], games[1].moves[..4]);
+        assert_ne!(games[0].moves[..4], games[2].moves[..4]);
+        assert!(games.iter().all(|g| g.moves.len() <= 40));
+    }
+
+    #[test]
+    fn engine_beats_the_random_player_every_game() {
+        let engine = PlayerSpec {
+            name: "engine".into(),
+            kind: PlayerKind::Engine {
+                config: EngineConfig::default(),
+                limits: Limits {
+                    depth: Some(4),
+                    ..Limits::default()
+                },
+            },
+        };
+        let random = PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 6,
+            opening_plies: 2,
+            seed: 11,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
+        };
+        let mut lines = Vec::new();
+        let (stats, _) = run_match(&engine, &random, &opts, &mut |r, s| {
+            lines.push(progress_line(r, s, "engine", "random", 6))
+        });
+        assert_eq!(stats.a_wins, 6, "{lines:#?}");
+        assert!(stats.a.nodes > 0 && stats.a.max_depth >= 4);
+        assert_eq!(stats.b.nodes, 0);
+        assert_eq!(lines.len(), 6);
+        assert!(
+            lines[5].starts_with("game 6/6: random first vs engine: engine wins"),
+            "{}",
+            lines[5]
+        );
+        let table = stats.table("engine", "random");
+        assert!(table.contains("6 games: engine 6-0-0 random"), "{table}");
+        assert!(table.contains("Elo +inf"), "{table}");
+    }
+
+    #[test]
+    fn student_beats_the_random_player_and_plays_the_engine() {
+        let student = PlayerSpec {
+            name: "student".into(),
+            kind: PlayerKind::Student {
+                hash_mb: 1,
+                limits: Limits {
+                    depth: Some(4),
+                    ..Limits::default()
+                },
+            },
+        };
+        let random = PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 4,
+            opening_plies: 2,
+            seed: 5,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
+        };
+        let (stats, _) = run_match(&student, &random, &opts, &mut |_, _| {});
+        assert_eq!(stats.a_wins, 4, "{}", stats.table("student", "random"));
+        assert!(stats.a.nodes > 0 && stats.a.max_depth == 4 && stats.a.moves > 0);
+        assert!(stats.a.depth_sum > 0 && stats.a.tt_hits > 0);
+        // Against the engine on 6x6: the games finish and every move was legal (a refused move
+        // would end the game as a loss with fewer plies than the games really had).
+        let engine = PlayerSpec {
+            name: "engine".into(),
+            kind: PlayerKind::Engine {
+                config: EngineConfig::default(),
+                limits: Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                },
+            },
+        };
+        let opts = MatchOptions {
+            games: 2,
+            opening_plies: 2,
+            max_plies: 120,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
+        };
+        let (stats, games) = run_match(&engine, &student, &opts, &mut |_, _| {});
+        assert_eq!(stats.games, 2);
+        for g in &games {
+            let mut game = Game::new(g.start);
+            for m in &g.moves {
+                assert!(game.play(m).is_some(), "illegal move {m}");
+            }
+            let ended = outcome_of(game.status());
+            assert!(
+                ended == Some(g.outcome) || g.outcome.ending == Ending::MaxPlies,
+                "{:?} vs {:?}",
+                g.outcome,
+                game.status()
+            );
+        }
+        assert!(stats.b.nodes > 0 && stats.b.max_depth >= 3);
+    }
+}

@@ -1,0 +1,11 @@
+//! Games played through the engine rather than the robot: against a person at a terminal, and
+//! between engines.
+//!
+//! - [`terminal`]: the terminal game against the bot;
+//! - [`arena`]: matches between players (engine configurations, the random player, the student),
+//!   their statistics and the Elo estimate;
+//! - [`student`]: a re-creation of the student engines the project replaces, a match opponent.
+
+pub mod arena;
+pub mod student;
+pub mod terminal;

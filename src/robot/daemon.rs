@@ -1,0 +1,572 @@
+//! The daemon: the one owner of the game state. It receives [`Event`]s on a channel (input lines
+//! from a reader thread, search progress from the engine thread, signals), decides, and writes
+//! replies through its single [`LineSink`]. The rules it follows are those of
+//! `protocol/PROTOCOL.md`: game tracking with inference of the opponent's move, arm-failure and
+//! misread diagnosis, unchanged boards, colour-only and rotated cameras, strict and lenient modes.
+//!
+//! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
+//! flag, so the daemon keeps answering `ping` and `stop` while it searches.
+
+use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
+use crate::robot::protocol::{
+    Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
+    Setup,
+};
+use crate::robot::tracking::{
+    camera_grid, squares_list, Next, Observation, Reading, Rejection, Tracker,
+};
+use crate::robot::transport::{FrameError, Input, LineSink};
+use crate::rules::any_size::AnyPosition;
+use crate::rules::board::{initial_grid, Grid};
+use crate::rules::fen::parse_fen;
+use crate::rules::geometry::BoardSize;
+use crate::rules::position::Side;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Everything the daemon reacts to, in the order it arrives.
+#[derive(Debug)]
+pub enum Event {
+    /// From the reader thread.
+    Input(Input),
+    /// A termination signal (its number).
+    Signal(i32),
+    /// Progress of the running search (one completed iteration).
+    Progress(Info),
+    /// The running search's result.
+    SearchDone(SearchResult),
+}
+
+/// Time kept back from each move time for the daemon's own work and the write.
+pub const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+
+/// The daemon's settings (the `serve` flags, changed by `set`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Time per move (`None`: no time limit).
+    pub movetime: Option<Duration>,
+    /// Depth limit (`None`: none).
+    pub depth: Option<u32>,
+    /// Search threads.
+    pub threads: usize,
+    /// Transposition table MiB.
+    pub hash_mb: usize,
+    /// Start layout of `newgame` without arguments (`None`: the standard start of `size`).
+    pub layout: Option<Grid>,
+    /// Board size of `newgame` and `position fen`.
+    pub size: BoardSize,
+    /// Reject unexplained boards (else accept them as new positions).
+    pub strict: bool,
+    /// Compare boards by colour only; kings come from the game.
+    pub colour_only: bool,
+    /// Read `board` rows rotated 180 degrees.
+    pub rotated: bool,
+    /// Which search lines to write.
+    pub info: InfoMode,
+    /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
+    pub timing: bool,
+    /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
+    pub transcript: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            movetime: Some(Duration::from_millis(1000)),
+            depth: None,
+            threads: 1,
+            hash_mb: 16,
+            layout: None,
+            size: BoardSize::S8,
+            strict: true,
+            colour_only: false,
+            rotated: false,
+            info: InfoMode::Iterations,
+            timing: true,
+            transcript: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Replay defaults: depth 6, no time limit, one thread, no timings (reproducible output).
+    pub fn deterministic() -> Settings {
+        Settings {
+            movetime: None,
+            depth: Some(6),
+            threads: 1,
+            timing: false,
+            ..Settings::default()
+        }
+    }
+
+    /// The engine's limits. The engine gets the move time less an allowance for the daemon's own
+    /// work and the write ([`MOVE_OVERHEAD`], at most a tenth of the time), so that the `move`
+    /// line leaves within the move time.
+    fn limits(&self) -> Limits {
+        Limits {
+            movetime: self
+                .movetime
+                .map(|t| t.saturating_sub(MOVE_OVERHEAD.min(t / 10))),
+            depth: self.depth,
+            nodes: None,
+        }
+    }
+}
+
+/// A job for the engine thread.
+struct Job {
+    pos: AnyPosition,
+    history: Vec<u64>,
+    limits: Limits,
+    threads: usize,
+    hash_mb: usize,
+    new_game: bool,
+}
+
+/// A search in progress.
+#[derive(Debug)]
+struct Pending {
+    /// `stop` requests to answer with `ok` after the move.
+    stops: usize,
+    /// A `quit` to answer with `bye` after the move.
+    quit: bool,
+}
+
+/// The daemon.
+pub struct Daemon {
+    settings: Settings,
+    tracker: Tracker,
+    out: Box<dyn LineSink>,
+    jobs: Sender<Job>,
+    stop: Arc<AtomicBool>,
+    pending: Option<Pending>,
+    new_game: bool,
+    exiting: bool,
+    ack: Option<Sender<()>>,
+}
+
+impl std::fmt::Debug for Daemon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Daemon")
+            .field("settings", &self.settings)
+            .field("tracker", &self.tracker)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Daemon {
+    /// A daemon writing to `out`; `events` is the sender of the channel that [`Daemon::run`] will
+    /// read (the engine thread reports on it). Starts the engine thread.
+    pub fn new(settings: Settings, out: Box<dyn LineSink>, events: Sender<Event>) -> Daemon {
+        let (jobs, job_rx) = channel::<Job>();
+        let stop = Arc::new(AtomicBool::new(false));
+        let engine_stop = Arc::clone(&stop);
+        let config = EngineConfig {
+            hash_mb: settings.hash_mb,
+            threads: settings.threads,
+            ..EngineConfig::default()
+        };
+        std::thread::Builder::new()
+            .name("engine".into())
+            .spawn(move || engine_thread(config, job_rx, events, engine_stop))
+            .map_err(|e| tracing::error!("cannot start the engine thread: {e}"))
+            .ok();
+        Daemon {
+            settings,
+            tracker: Tracker::default(),
+            out,
+            jobs,
+            stop,
+            pending: None,
+            new_game: true,
+            exiting: false,
+            ack: None,
+        }
+    }
+
+    /// Lockstep mode (replay): after each input line is fully answered, a `()` is sent on `ack`.
+    pub fn with_ack(mut self, ack: Sender<()>) -> Daemon {
+        self.ack = Some(ack);
+        self
+    }
+
+    /// Handles events until `quit`, the end of input or a signal (after the reply to a request in
+    /// progress), or until every sender is gone.
+    pub fn run(mut self, events: Receiver<Event>) {
+        while let Ok(event) = events.recv() {
+            self.handle(event);
+            if self.exiting && self.pending.is_none() {
+                break;
+            }
+        }
+        tracing::info!("daemon exits");
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::Input(Input::Line(line)) => {
+                if self.settings.transcript {
+                    self.raw(&format!("> {line}"));
+                }
+                tracing::debug!("< {line}");
+                match Command::parse(&line) {
+                    Ok(None) => {}
+                    Ok(Some(cmd)) => self.command(cmd),
+                    Err(e) => self.send(&e.reply()),
+                }
+                self.ack_if_idle();
+            }
+            Event::Input(Input::Bad(e)) => {
+                let code = match e {
+                    FrameError::TooLong { .. } => ErrorCode::LineTooLong,
+                    FrameError::NotUtf8 { .. } => ErrorCode::NotUtf8,
+                };
+                if self.settings.transcript {
+                    self.raw(&format!("> [{code}]"));
+                }
+                self.send(&ProtocolError::new(code, e.to_string()).reply());
+                self.ack_if_idle();
+            }
+            Event::Input(Input::End) => {
+                tracing::info!("end of input");
+                self.begin_exit();
+                self.ack_if_idle();
+            }
+            Event::Signal(sig) => {
+                tracing::info!("signal {sig}: exiting");
+                self.begin_exit();
+            }
+            Event::Progress(info) => {
+                if self.settings.info == InfoMode::Iterations && self.pending.is_some() {
+                    let line = SearchInfo::of(&info, self.settings.timing);
+                    self.send(&Reply::Info(InfoLine::Search(line)));
+                }
+            }
+            Event::SearchDone(result) => self.search_done(result),
+        }
+    }
+
+    fn begin_exit(&mut self) {
+        self.exiting = true;
+        if self.pending.is_some() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn ack_if_idle(&self) {
+        if self.pending.is_none() {
+            if let Some(ack) = &self.ack {
+                // The reader may be gone already; nothing to do then.
+                ack.send(()).ok();
+            }
+        }
+    }
+
+    fn raw(&mut self, line: &str) {
+        match self.out.send_line(line) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                // Nobody reads our replies any more (the pipe's reader has gone): end cleanly
+                // rather than keep answering into the void.
+                if !self.exiting {
+                    tracing::warn!("output closed ({e}); exiting");
+                }
+                self.begin_exit();
+            }
+            Err(e) => tracing::warn!("cannot write '{line}': {e}"),
+        }
+    }
+
+    fn send(&mut self, reply: &Reply) {
+        let text = reply.to_string();
+        tracing::debug!("> {text}");
+        if self.settings.transcript {
+            self.raw(&format!("< {text}"));
+        } else {
+            self.raw(&text);
+        }
+    }
+
+    fn error(&mut self, code: ErrorCode, message: impl Into<String>) {
+        self.send(&ProtocolError::new(code, message).reply());
+    }
+
+    fn command(&mut self, cmd: Command) {
+        let busy = self.pending.is_some();
+        match cmd {
+            Command::Hello => self.send(&Reply::hello()),
+            Command::Ping => self.send(&Reply::Pong),
+            Command::Stop => match &mut self.pending {
+                Some(p) => {
+                    p.stops += 1;
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                None => self.send(&Reply::Ok),
+            },
+            Command::Quit => match &mut self.pending {
+                Some(p) => {
+                    p.quit = true;
+                    self.exiting = true;
+                    self.stop.store(true, Ordering::Relaxed);
+                }
+                None => {
+                    self.send(&Reply::Bye);
+                    self.exiting = true;
+                }
+            },
+            Command::Set(opt) => {
+                self.set(opt);
+                self.send(&Reply::Ok);
+            }
+            Command::NewGame(_) | Command::Position(_) | Command::Board { .. } if busy => {
+                self.error(
+                    ErrorCode::Busy,
+                    "a search is running; wait for its move or send stop",
+                );
+            }
+            Command::NewGame(layout) => self.newgame(layout),
+            Command::Position(setup) => self.position(setup),
+            Command::Board { rows, side } => self.board(&rows, side),
+        }
+    }
+
+    fn set(&mut self, opt: SetOption) {
+        let s = &mut self.settings;
+        match opt {
+            SetOption::Movetime(ms) => {
+                s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
+            }
+            SetOption::Depth(d) => s.depth = (d > 0).then_some(d),
+            SetOption::Threads(t) => s.threads = t,
+            SetOption::Hash(mb) => s.hash_mb = mb,
+            SetOption::Size(size) => {
+                s.size = size;
+                s.layout = None;
+            }
+            SetOption::Strict(b) => s.strict = b,
+            SetOption::ColourOnly(b) => s.colour_only = b,
+            SetOption::Rotated(b) => s.rotated = b,
+            SetOption::Info(m) => s.info = m,
+        }
+    }
+
+    fn newgame(&mut self, layout: Option<Layout>) {
+        let start = match layout {
+            None => self
+                .settings
+                .layout
+                .clone()
+                .unwrap_or_else(|| initial_grid(self.settings.size)),
+            Some(Layout::Size(size)) => initial_grid(size),
+            Some(Layout::Rows(rows)) => match Grid::parse_line(&rows) {
+                Ok(g) => g,
+                Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            },
+        };
+        self.settings.size = start.size();
+        self.tracker.new_game(start);
+        self.new_game = true;
+        self.send(&Reply::Ok);
+    }
+
+    fn position(&mut self, setup: Setup) {
+        let (grid, side) = match setup {
+            Setup::Rows { rows, side } => match Grid::parse_line(&rows) {
+                Ok(g) => (g, side),
+                Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            },
+            Setup::Fen(fen) => match parse_fen(&fen, self.settings.size) {
+                Ok(x) => x,
+                Err(e) => return self.error(ErrorCode::BadFen, e.to_string()),
+            },
+        };
+        self.settings.size = grid.size();
+        self.tracker.set_position(&grid, side);
+        self.new_game = true;
+        self.send(&Reply::Ok);
+    }
+
+    fn board(&mut self, rows: &str, side: Side) {
+        let reading = Reading {
+            colour_only: self.settings.colour_only,
+            strict: self.settings.strict,
+        };
+        let board = match camera_grid(rows, self.settings.rotated, reading.colour_only) {
+            Ok(g) => g,
+            Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+        };
+        match self.tracker.observe(&board, side, reading) {
+            Ok(Observation::Same(next)) => self.next(next),
+            Ok(Observation::OpponentMoved(mv, next)) => {
+                tracing::info!("opponent played {}", mv.notation());
+                self.send(&Reply::Info(InfoLine::Opponent(mv)));
+                self.next(next);
+            }
+            Ok(Observation::Accepted { board, side, next }) => {
+                tracing::warn!("lenient mode: accepting an unexplained board as a new position");
+                self.send(&Reply::Info(InfoLine::Accepted {
+                    rows: board.to_line(),
+                    side,
+                }));
+                self.new_game = true;
+                self.next(next);
+            }
+            Err(rejection) => self.rejected(rejection),
+        }
+    }
+
+    /// The error reply for a board the tracker rejects.
+    fn rejected(&mut self, rejection: Rejection) {
+        match rejection {
+            Rejection::NoGame => {
+                self.error(ErrorCode::NoGame, "no game: send newgame or position first")
+            }
+            Rejection::BadBoard(message) => self.error(ErrorCode::BadBoard, message),
+            Rejection::ArmIncomplete { diffs, mv } => self.error(
+                ErrorCode::ArmIncomplete,
+                format!(
+                    "{}: the arm has not completed move {} (the board differs from the position after it)",
+                    squares_list(&diffs),
+                    Reply::Move(mv).to_string().trim_start_matches("move ")
+                ),
+            ),
+            Rejection::IllegalTransition { diffs, why } => self.error(
+                ErrorCode::IllegalTransition,
+                format!("{}: {why}", squares_list(&diffs)),
+            ),
+            Rejection::AfterGameOver { diffs, status } => self.error(
+                ErrorCode::GameOver,
+                format!(
+                    "{}: the game is over ({status}); send newgame or position",
+                    squares_list(&diffs)
+                ),
+            ),
+        }
+    }
+
+    /// The board shows the game's current position: game over, the person's turn (unchanged) or
+    /// the bot's (search).
+    fn next(&mut self, next: Next) {
+        match next {
+            Next::GameOver(status) => self.send(&Reply::GameOver(status)),
+            Next::PlayerToMove => self.send(&Reply::Unchanged),
+            Next::BotToMove => match self.tracker.game() {
+                Some(game) => {
+                    let (pos, history) = (*game.current(), game.history_keys());
+                    self.start_search(pos, history);
+                }
+                None => self.error(ErrorCode::Internal, "no game to search"),
+            },
+        }
+    }
+
+    fn start_search(&mut self, pos: AnyPosition, history: Vec<u64>) {
+        self.stop.store(false, Ordering::Relaxed);
+        let job = Job {
+            pos,
+            history,
+            limits: self.settings.limits(),
+            threads: self.settings.threads,
+            hash_mb: self.settings.hash_mb,
+            new_game: std::mem::take(&mut self.new_game),
+        };
+        if self.jobs.send(job).is_err() {
+            tracing::error!("the engine thread is gone");
+            return self.error(ErrorCode::Internal, "the engine is not running");
+        }
+        self.pending = Some(Pending {
+            stops: 0,
+            quit: false,
+        });
+        if self.exiting {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn search_done(&mut self, result: SearchResult) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        if self.settings.info == InfoMode::Final && result.info.depth > 0 {
+            let line = SearchInfo::of(&result.info, self.settings.timing);
+            self.send(&Reply::Info(InfoLine::Search(line)));
+        }
+        tracing::info!(
+            "search: depth {} score {} nodes {} time {} ms, stop {}",
+            result.info.depth,
+            result.info.score,
+            result.info.nodes,
+            result.info.time.as_millis(),
+            result.reason.word()
+        );
+        match (self.tracker.game().map(|g| g.status()), result.best) {
+            (Some(_), Some(mv)) => {
+                if self.tracker.bot_moved(&mv) {
+                    self.send(&Reply::Move(mv));
+                } else {
+                    tracing::error!("the engine answered an illegal move {}", mv.notation());
+                    self.error(ErrorCode::Internal, "the engine answered an illegal move");
+                }
+            }
+            (Some(status), None) => self.send(&Reply::GameOver(status)),
+            (None, _) => self.error(ErrorCode::Internal, "no game to play the move in"),
+        }
+        for _ in 0..pending.stops {
+            self.send(&Reply::Ok);
+        }
+        if pending.quit {
+            self.send(&Reply::Bye);
+        }
+        self.ack_if_idle();
+    }
+}
+
+fn engine_thread(
+    config: EngineConfig,
+    jobs: Receiver<Job>,
+    events: Sender<Event>,
+    stop: Arc<AtomicBool>,
+) {
+    let mut engine = Engine::new(config);
+    while let Ok(job) = jobs.recv() {
+        if engine.config().hash_mb != job.hash_mb {
+            engine.set_hash_mb(job.hash_mb);
+        }
+        engine.set_threads(job.threads);
+        if job.new_game {
+            engine.new_game();
+        }
+        let tx = events.clone();
+        let result = engine.search(&job.pos, &job.history, &job.limits, &stop, &mut |info| {
+            tx.send(Event::Progress(info.clone())).ok();
+        });
+        if events.send(Event::SearchDone(result)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Runs a daemon over `input` in lockstep: each line is handed over only after the previous one
+/// is fully answered, so the output does not depend on timing. Used by `replay` and the tests.
+pub fn replay<R: std::io::Read + Send + 'static>(
+    settings: Settings,
+    input: R,
+    out: Box<dyn LineSink>,
+) {
+    let (tx, rx) = channel();
+    let (ack_tx, ack_rx) = channel();
+    let daemon = Daemon::new(settings, out, tx.clone()).with_ack(ack_tx);
+    std::thread::spawn(move || {
+        let mut reader = crate::robot::transport::LineReader::new(input);
+        let mut deliver =
+            |input: Input| tx.send(Event::Input(input)).is_ok() && ack_rx.recv().is_ok();
+        if let Err(e) = reader.pump(&mut deliver) {
+            tracing::warn!("read error: {e}");
+        }
+        deliver(Input::End);
+    });
+    daemon.run(rx);
+}

@@ -1,0 +1,11 @@
+//! The robot's side of the program: what the vision system and the arm controller talk to.
+//!
+//! - [`protocol`]: the daemon protocol's typed commands and replies, parsed from and printed to text;
+//! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
+//! - [`transport`]: line framing over stdin/stdout and serial devices;
+//! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
+
+pub mod daemon;
+pub mod protocol;
+pub mod tracking;
+pub mod transport;

@@ -1,0 +1,871 @@
+//! The daemon protocol's messages as typed values: [`Command`] (what the vision system sends) and
+//! [`Reply`] (what the daemon answers). Both parse from and print to the same text, as specified in
+//! `protocol/PROTOCOL.md`; printing then parsing gives the value back.
+//!
+//! Parsing checks the grammar only (command words, argument counts, numbers, sides, square names);
+//! whether a board's rows describe a valid board is checked by the daemon, which knows the camera
+//! settings (rotation, colour-only) that affect how rows are read.
+//!
+//! ```
+//! use checkersbot::robot::protocol::{Command, Reply};
+//! use checkersbot::rules::position::Side;
+//!
+//! let cmd = Command::parse("board _b_b/____/____/p_p_ b").unwrap().unwrap();
+//! assert_eq!(cmd, Command::Board { rows: "_b_b/____/____/p_p_".into(), side: Side::Bot });
+//! assert_eq!(cmd.to_string(), "board _b_b/____/____/p_p_ b");
+//! let reply = Reply::parse("move E5 C3 A1 captures D4 B2 crown").unwrap();
+//! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
+//! ```
+
+use crate::rules::any_size::{join, MoveInfo};
+use crate::rules::game::Status;
+use crate::rules::geometry::{parse_coord, BoardSize, Coord};
+use crate::rules::position::Side;
+use std::fmt;
+
+/// The protocol version reported by `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The longest line accepted, in bytes, without its terminator.
+pub const MAX_LINE: usize = 4096;
+
+/// The largest board side: square names in replies are read against it.
+const MAX_N: usize = 12;
+
+/// A request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `hello`: identify.
+    Hello,
+    /// `ping`: answer `pong`.
+    Ping,
+    /// `stop`: stop the search now.
+    Stop,
+    /// `quit`: end the daemon.
+    Quit,
+    /// `set OPTION VALUE`.
+    Set(SetOption),
+    /// `newgame [LAYOUT]`.
+    NewGame(Option<Layout>),
+    /// `position ROWS SIDE` or `position fen FEN`.
+    Position(Setup),
+    /// `board ROWS SIDE`: what the camera sees.
+    Board {
+        /// The rows joined by `/`, as sent (not yet validated).
+        rows: String,
+        /// Side to move.
+        side: Side,
+    },
+}
+
+/// The start layout of `newgame`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The standard start of a size.
+    Size(BoardSize),
+    /// A one-line board (not yet validated).
+    Rows(String),
+}
+
+/// A position given by `position`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Setup {
+    /// `position ROWS SIDE`.
+    Rows {
+        /// The rows joined by `/`.
+        rows: String,
+        /// Side to move.
+        side: Side,
+    },
+    /// `position fen FEN` (the FEN, not yet validated).
+    Fen(String),
+}
+
+/// Which search progress lines to write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum InfoMode {
+    /// One line per completed iteration.
+    Iterations,
+    /// Only the final line of each search.
+    Final,
+    /// No search lines.
+    Off,
+}
+
+impl InfoMode {
+    /// The protocol word.
+    pub fn word(self) -> &'static str {
+        match self {
+            InfoMode::Iterations => "iterations",
+            InfoMode::Final => "final",
+            InfoMode::Off => "off",
+        }
+    }
+}
+
+/// `set OPTION VALUE` with the value read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetOption {
+    /// Milliseconds per move; 0 = no time limit.
+    Movetime(u64),
+    /// Depth limit; 0 = none.
+    Depth(u32),
+    /// Search threads.
+    Threads(usize),
+    /// Transposition table MiB.
+    Hash(usize),
+    /// Board size for `newgame` and `position fen`.
+    Size(BoardSize),
+    /// Strict (reject unexplained boards) or lenient.
+    Strict(bool),
+    /// The camera cannot tell kings from men.
+    ColourOnly(bool),
+    /// The camera sees the board rotated 180 degrees.
+    Rotated(bool),
+    /// Which search lines to write.
+    Info(InfoMode),
+}
+
+/// A protocol error's code: the second word of an `error` line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// Malformed arguments of a known command.
+    Syntax,
+    /// Unknown first word.
+    UnknownCommand,
+    /// Invalid board text.
+    BadBoard,
+    /// Invalid FEN.
+    BadFen,
+    /// Unknown option or bad value.
+    BadOption,
+    /// No legal move explains the board.
+    IllegalTransition,
+    /// The arm has not completed the bot's move.
+    ArmIncomplete,
+    /// Line over [`MAX_LINE`] bytes.
+    LineTooLong,
+    /// Line not UTF-8.
+    NotUtf8,
+    /// `board` before any game.
+    NoGame,
+    /// A request that needs the engine while it searches.
+    Busy,
+    /// A board that differs from a finished game's final position.
+    GameOver,
+    /// A fault inside the daemon (should not happen); the state is unchanged.
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 13] = [
+        ErrorCode::Syntax,
+        ErrorCode::UnknownCommand,
+        ErrorCode::BadBoard,
+        ErrorCode::BadFen,
+        ErrorCode::BadOption,
+        ErrorCode::IllegalTransition,
+        ErrorCode::ArmIncomplete,
+        ErrorCode::LineTooLong,
+        ErrorCode::NotUtf8,
+        ErrorCode::NoGame,
+        ErrorCode::Busy,
+        ErrorCode::GameOver,
+        ErrorCode::Internal,
+    ];
+
+    /// The protocol word.
+    pub fn word(self) -> &'static str {
+        match self {
+            ErrorCode::Syntax => "syntax",
+            ErrorCode::UnknownCommand => "unknown-command",
+            ErrorCode::BadBoard => "bad-board",
+            ErrorCode::BadFen => "bad-fen",
+            ErrorCode::BadOption => "bad-option",
+            ErrorCode::IllegalTransition => "illegal-transition",
+            ErrorCode::ArmIncomplete => "arm-incomplete",
+            ErrorCode::LineTooLong => "line-too-long",
+            ErrorCode::NotUtf8 => "not-utf8",
+            ErrorCode::NoGame => "no-game",
+            ErrorCode::Busy => "busy",
+            ErrorCode::GameOver => "game-over",
+            ErrorCode::Internal => "internal",
+        }
+    }
+
+    /// Reads a protocol word.
+    pub fn from_word(word: &str) -> Option<ErrorCode> {
+        Self::ALL.into_iter().find(|c| c.word() == word)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// A request that could not be read: the code and message of its `error` reply.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code} {message}")]
+pub struct ProtocolError {
+    /// The error code.
+    pub code: ErrorCode,
+    /// A human-readable explanation (one line).
+    pub message: String,
+}
+
+impl ProtocolError {
+    /// An error with a code and message.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ProtocolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The `error` reply for it.
+    pub fn reply(&self) -> Reply {
+        Reply::Error {
+            code: self.code,
+            message: self.message.clone(),
+        }
+    }
+}
+
+fn syntax(msg: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::Syntax, msg)
+}
+
+fn bad_option(msg: impl Into<String>) -> ProtocolError {
+    ProtocolError::new(ErrorCode::BadOption, msg)
+}
+
+fn parse_side(word: &str) -> Result<Side, ProtocolError> {
+    Side::from_letter(word)
+        .ok_or_else(|| syntax(format!("side must be 'p' or 'b', not '{}'", clip(word))))
+}
+
+/// Shortens text quoted in messages so replies stay short.
+fn clip(text: &str) -> String {
+    const MAX: usize = 40;
+    if text.chars().count() <= MAX {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(MAX).collect();
+        s.push_str("...");
+        s
+    }
+}
+
+/// Reads a board size: `8` or `8x8`.
+pub fn parse_size(word: &str) -> Option<BoardSize> {
+    let n = match word.split_once(['x', 'X']) {
+        Some((a, b)) if a == b => a,
+        Some(_) => return None,
+        None => word,
+    };
+    n.parse().ok().and_then(BoardSize::from_n)
+}
+
+fn parse_on_off(word: &str) -> Option<bool> {
+    match word.to_ascii_lowercase().as_str() {
+        "on" | "true" | "1" | "yes" => Some(true),
+        "off" | "false" | "0" | "no" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_number<T: std::str::FromStr + PartialOrd + fmt::Display>(
+    name: &str,
+    word: &str,
+    min: T,
+    max: T,
+) -> Result<T, ProtocolError> {
+    let v: T = word.parse().map_err(|_| {
+        bad_option(format!(
+            "{name} must be a number from {min} to {max}, not '{}'",
+            clip(word)
+        ))
+    })?;
+    if v < min || v > max {
+        return Err(bad_option(format!("{name} must be from {min} to {max}")));
+    }
+    Ok(v)
+}
+
+impl SetOption {
+    /// Reads an option name and its value.
+    pub fn parse(name: &str, value: &str) -> Result<SetOption, ProtocolError> {
+        let on_off = |v: &str| {
+            parse_on_off(v)
+                .ok_or_else(|| bad_option(format!("{name} must be on or off, not '{}'", clip(v))))
+        };
+        Ok(match name.to_ascii_lowercase().as_str() {
+            "movetime" => SetOption::Movetime(parse_number("movetime", value, 0, 3_600_000)?),
+            "depth" => SetOption::Depth(parse_number("depth", value, 0, 100)?),
+            "threads" => SetOption::Threads(parse_number("threads", value, 1, 64)?),
+            "hash" => SetOption::Hash(parse_number("hash", value, 1, 4096)?),
+            "size" | "layout" => SetOption::Size(parse_size(value).ok_or_else(|| {
+                bad_option(format!(
+                    "size must be 4, 6, 8, 10 or 12, not '{}'",
+                    clip(value)
+                ))
+            })?),
+            "strict" => SetOption::Strict(on_off(value)?),
+            "lenient" => SetOption::Strict(!on_off(value)?),
+            "colouronly" | "coloronly" | "colour-only" | "color-only" => {
+                SetOption::ColourOnly(on_off(value)?)
+            }
+            "rotated" => SetOption::Rotated(on_off(value)?),
+            "info" => SetOption::Info(match value {
+                "iterations" => InfoMode::Iterations,
+                "final" => InfoMode::Final,
+                "off" => InfoMode::Off,
+                _ => {
+                    return Err(bad_option(format!(
+                        "info must be iterations, final or off, not '{}'",
+                        clip(value)
+                    )))
+                }
+            }),
+            _ => {
+                return Err(bad_option(format!(
+                "unknown option '{}'; options: movetime depth threads hash size strict colouronly rotated info",
+                clip(name)
+            )))
+            }
+        })
+    }
+}
+
+impl fmt::Display for SetOption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on = |b: bool| if b { "on" } else { "off" };
+        match self {
+            SetOption::Movetime(v) => write!(f, "movetime {v}"),
+            SetOption::Depth(v) => write!(f, "depth {v}"),
+            SetOption::Threads(v) => write!(f, "threads {v}"),
+            SetOption::Hash(v) => write!(f, "hash {v}"),
+            SetOption::Size(s) => write!(f, "size {}", s.n()),
+            SetOption::Strict(b) => write!(f, "strict {}", on(*b)),
+            SetOption::ColourOnly(b) => write!(f, "colouronly {}", on(*b)),
+            SetOption::Rotated(b) => write!(f, "rotated {}", on(*b)),
+            SetOption::Info(m) => write!(f, "info {}", m.word()),
+        }
+    }
+}
+
+impl Command {
+    /// Reads a request line (without its terminator). `Ok(None)` for a blank or comment line,
+    /// which gets no reply.
+    pub fn parse(line: &str) -> Result<Option<Command>, ProtocolError> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(None);
+        }
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        let Some((&head, args)) = words.split_first() else {
+            return Ok(None);
+        };
+        let expect = |n: usize, usage: &str| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(syntax(format!("usage: {usage}")))
+            }
+        };
+        let cmd = match head {
+            "hello" => {
+                expect(0, "hello")?;
+                Command::Hello
+            }
+            "ping" => {
+                expect(0, "ping")?;
+                Command::Ping
+            }
+            "stop" => {
+                expect(0, "stop")?;
+                Command::Stop
+            }
+            "quit" => {
+                expect(0, "quit")?;
+                Command::Quit
+            }
+            "set" => match args {
+                [name, value] => Command::Set(SetOption::parse(name, value)?),
+                _ => return Err(syntax("usage: set OPTION VALUE")),
+            },
+            "newgame" => match args {
+                [] => Command::NewGame(None),
+                [layout] => Command::NewGame(Some(match parse_size(layout) {
+                    Some(size) => Layout::Size(size),
+                    None if layout.contains('/') => Layout::Rows(layout.to_string()),
+                    None => {
+                        return Err(syntax(format!(
+                            "'{}' is neither a size (8 or 8x8) nor a board (rows joined by '/')",
+                            clip(layout)
+                        )))
+                    }
+                })),
+                _ => return Err(syntax("usage: newgame [SIZE|ROWS]")),
+            },
+            "position" => match args {
+                ["fen", fen @ ..] if !fen.is_empty() => Command::Position(Setup::Fen(fen.concat())),
+                [rows, side] if *rows != "fen" => Command::Position(Setup::Rows {
+                    rows: rows.to_string(),
+                    side: parse_side(side)?,
+                }),
+                _ => return Err(syntax("usage: position ROWS SIDE | position fen FEN")),
+            },
+            "board" => match args {
+                [rows, side] => Command::Board {
+                    rows: rows.to_string(),
+                    side: parse_side(side)?,
+                },
+                _ => return Err(syntax("usage: board ROWS SIDE")),
+            },
+            _ => {
+                return Err(ProtocolError::new(
+                    ErrorCode::UnknownCommand,
+                    format!(
+                        "'{}'; commands: hello ping set newgame position board stop quit",
+                        clip(head)
+                    ),
+                ))
+            }
+        };
+        Ok(Some(cmd))
+    }
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Hello => f.write_str("hello"),
+            Command::Ping => f.write_str("ping"),
+            Command::Stop => f.write_str("stop"),
+            Command::Quit => f.write_str("quit"),
+            Command::Set(o) => write!(f, "set {o}"),
+            Command::NewGame(None) => f.write_str("newgame"),
+            Command::NewGame(Some(Layout::Size(s))) => write!(f, "newgame {}", s.n()),
+            Command::NewGame(Some(Layout::Rows(r))) => write!(f, "newgame {r}"),
+            Command::Position(Setup::Rows { rows, side }) => write!(f, "position {rows} {side}"),
+            Command::Position(Setup::Fen(fen)) => write!(f, "position fen {fen}"),
+            Command::Board { rows, side } => write!(f, "board {rows} {side}"),
+        }
+    }
+}
+
+/// A search score as the protocol prints it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ScoreText {
+    /// `cp X`: hundredths of a man.
+    Cp(i32),
+    /// `win K`: a forced win in K plies.
+    Win(i32),
+    /// `loss K`: a forced loss in K plies.
+    Loss(i32),
+}
+
+impl ScoreText {
+    /// The protocol form of an engine score.
+    pub fn of(score: crate::engine::Score) -> ScoreText {
+        match score.plies_to_end() {
+            Some(p) if p >= 0 => ScoreText::Win(p),
+            Some(p) => ScoreText::Loss(-p),
+            None => ScoreText::Cp(score.0),
+        }
+    }
+}
+
+impl fmt::Display for ScoreText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScoreText::Cp(v) => write!(f, "cp {v}"),
+            ScoreText::Win(p) => write!(f, "win {p}"),
+            ScoreText::Loss(p) => write!(f, "loss {p}"),
+        }
+    }
+}
+
+/// Search progress as an `info` line carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// Completed depth.
+    pub depth: u32,
+    /// Score of the best move.
+    pub score: ScoreText,
+    /// Nodes (left out in replay mode).
+    pub nodes: Option<u64>,
+    /// Milliseconds (left out in replay mode).
+    pub time_ms: Option<u64>,
+    /// Nodes per second (left out in replay mode).
+    pub nps: Option<u64>,
+    /// Principal variation: each move's path.
+    pub pv: Vec<Vec<Coord>>,
+}
+
+impl SearchInfo {
+    /// The info of an engine report; `timing` false leaves out nodes, time and nps.
+    pub fn of(info: &crate::engine::Info, timing: bool) -> SearchInfo {
+        SearchInfo {
+            depth: info.depth,
+            score: ScoreText::of(info.score),
+            nodes: timing.then_some(info.nodes),
+            time_ms: timing.then_some(info.time.as_millis() as u64),
+            nps: timing.then_some(info.nps),
+            pv: info.pv.iter().map(|m| m.path.clone()).collect(),
+        }
+    }
+}
+
+/// The body of an `info` line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InfoLine {
+    /// `info opponent PATH ...`: the opponent's move inferred from the board.
+    Opponent(MoveInfo),
+    /// `info accepted ROWS SIDE`: lenient mode took the board as a new position.
+    Accepted {
+        /// The rows (daemon orientation).
+        rows: String,
+        /// Side to move.
+        side: Side,
+    },
+    /// `info depth ...`: search progress.
+    Search(SearchInfo),
+}
+
+/// A reply line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// `hello NAME VERSION protocol N`.
+    Hello {
+        /// Program name.
+        name: String,
+        /// Program version.
+        version: String,
+        /// Protocol version.
+        protocol: u32,
+    },
+    /// `ok`.
+    Ok,
+    /// `pong`.
+    Pong,
+    /// `bye`.
+    Bye,
+    /// `unchanged`: nothing to do, the opponent is to move.
+    Unchanged,
+    /// `move PATH [captures SQUARES] [crown]`.
+    Move(MoveInfo),
+    /// `gameover RESULT REASON`.
+    GameOver(Status),
+    /// `info ...` (not a final reply).
+    Info(InfoLine),
+    /// `error CODE MESSAGE`.
+    Error {
+        /// The code.
+        code: ErrorCode,
+        /// The explanation.
+        message: String,
+    },
+}
+
+impl Reply {
+    /// Whether this reply ends a request (everything but `info`).
+    pub fn is_final(&self) -> bool {
+        !matches!(self, Reply::Info(_))
+    }
+
+    /// The `hello` reply of this program.
+    pub fn hello() -> Reply {
+        Reply::Hello {
+            name: "checkersbot".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            protocol: PROTOCOL_VERSION,
+        }
+    }
+
+    /// Reads a reply line (for arm controllers and tests).
+    pub fn parse(line: &str) -> Result<Reply, ProtocolError> {
+        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        let bad = || syntax(format!("not a reply: '{}'", clip(line)));
+        let Some((&head, args)) = words.split_first() else {
+            return Err(bad());
+        };
+        Ok(match (head, args) {
+            ("ok", []) => Reply::Ok,
+            ("pong", []) => Reply::Pong,
+            ("bye", []) => Reply::Bye,
+            ("unchanged", []) => Reply::Unchanged,
+            ("hello", [name, version, "protocol", n]) => Reply::Hello {
+                name: name.to_string(),
+                version: version.to_string(),
+                protocol: n.parse().map_err(|_| bad())?,
+            },
+            ("move", args) => Reply::Move(parse_move_words(args).ok_or_else(bad)?),
+            ("gameover", args) => Reply::GameOver(match args {
+                ["win", side, "nomoves"] => Status::Win {
+                    winner: Side::from_letter(side).ok_or_else(bad)?,
+                },
+                ["draw", "repetition"] => Status::DrawRepetition,
+                ["draw", "noprogress"] => Status::DrawNoProgress,
+                _ => return Err(bad()),
+            }),
+            ("error", [code, ..]) => {
+                let code = ErrorCode::from_word(code).ok_or_else(bad)?;
+                let message = line
+                    .trim()
+                    .split_once(code.word())
+                    .map(|(_, m)| m.trim().to_string())
+                    .unwrap_or_default();
+                Reply::Error { code, message }
+            }
+            ("info", ["opponent", rest @ ..]) => {
+                Reply::Info(InfoLine::Opponent(parse_move_words(rest).ok_or_else(bad)?))
+            }
+            ("info", ["accepted", rows, side]) => Reply::Info(InfoLine::Accepted {
+                rows: rows.to_string(),
+                side: Side::from_letter(side).ok_or_else(bad)?,
+            }),
+            ("info", ["depth", ..]) => {
+                Reply::Info(InfoLine::Search(parse_search_info(args).ok_or_else(bad)?))
+            }
+            _ => return Err(bad()),
+        })
+    }
+}
+
+fn parse_move_words(words: &[&str]) -> Option<MoveInfo> {
+    let mut path = Vec::new();
+    let mut captured = Vec::new();
+    let mut crowns = false;
+    let mut in_captures = false;
+    for (i, w) in words.iter().enumerate() {
+        match *w {
+            "captures" if !in_captures && !path.is_empty() => in_captures = true,
+            "crown" if i == words.len() - 1 => crowns = true,
+            _ => {
+                let c = parse_coord(w, MAX_N).ok()?;
+                if in_captures {
+                    captured.push(c);
+                } else {
+                    path.push(c);
+                }
+            }
+        }
+    }
+    (path.len() >= 2 && (!in_captures || !captured.is_empty())).then_some(MoveInfo {
+        path,
+        captured,
+        crowns,
+    })
+}
+
+fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
+    let mut info = SearchInfo {
+        depth: 0,
+        score: ScoreText::Cp(0),
+        nodes: None,
+        time_ms: None,
+        nps: None,
+        pv: Vec::new(),
+    };
+    let mut i = 0;
+    let mut has_depth = false;
+    while i < words.len() {
+        match (words[i], words.get(i + 1)) {
+            ("depth", Some(v)) => {
+                info.depth = v.parse().ok()?;
+                has_depth = true;
+            }
+            ("nodes", Some(v)) => info.nodes = Some(v.parse().ok()?),
+            ("time", Some(v)) => info.time_ms = Some(v.parse().ok()?),
+            ("nps", Some(v)) => info.nps = Some(v.parse().ok()?),
+            ("score", Some(kind)) => {
+                let v: i32 = words.get(i + 2)?.parse().ok()?;
+                info.score = match *kind {
+                    "cp" => ScoreText::Cp(v),
+                    "win" => ScoreText::Win(v),
+                    "loss" => ScoreText::Loss(v),
+                    _ => return None,
+                };
+                i += 1;
+            }
+            ("pv", _) => {
+                for m in &words[i + 1..] {
+                    let path = m
+                        .split('-')
+                        .map(|s| parse_coord(s, MAX_N).ok())
+                        .collect::<Option<Vec<_>>>()?;
+                    info.pv.push(path);
+                }
+                break;
+            }
+            _ => return None,
+        }
+        i += 2;
+    }
+    has_depth.then_some(info)
+}
+
+fn move_words(f: &mut fmt::Formatter<'_>, m: &MoveInfo) -> fmt::Result {
+    f.write_str(&join(&m.path))?;
+    if !m.captured.is_empty() {
+        write!(f, " captures {}", join(&m.captured))?;
+    }
+    if m.crowns {
+        f.write_str(" crown")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Reply {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reply::Hello {
+                name,
+                version,
+                protocol,
+            } => write!(f, "hello {name} {version} protocol {protocol}"),
+            Reply::Ok => f.write_str("ok"),
+            Reply::Pong => f.write_str("pong"),
+            Reply::Bye => f.write_str("bye"),
+            Reply::Unchanged => f.write_str("unchanged"),
+            Reply::Move(m) => {
+                f.write_str("move ")?;
+                move_words(f, m)
+            }
+            Reply::GameOver(s) => write!(f, "gameover {s}"),
+            Reply::Info(InfoLine::Opponent(m)) => {
+                f.write_str("info opponent ")?;
+                move_words(f, m)
+            }
+            Reply::Info(InfoLine::Accepted { rows, side }) => {
+                write!(f, "info accepted {rows} {side}")
+            }
+            Reply::Info(InfoLine::Search(i)) => {
+                write!(f, "info depth {} score {}", i.depth, i.score)?;
+                if let Some(n) = i.nodes {
+                    write!(f, " nodes {n}")?;
+                }
+                if let Some(t) = i.time_ms {
+                    write!(f, " time {t}")?;
+                }
+                if let Some(n) = i.nps {
+                    write!(f, " nps {n}")?;
+                }
+                f.write_str(" pv")?;
+                for m in &i.pv {
+                    let s: Vec<String> = m.iter().map(|c| c.to_string()).collect();
+                    write!(f, " {}", s.join("-"))?;
+                }
+                Ok(())
+            }
+            Reply::Error { code, message } => {
+                // One line whatever the message holds.
+                let message = message.replace(['\n', '\r'], " ");
+                write!(f, "error {code} {message}")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_round_trip() {
+        for line in [
+            "hello",
+            "ping",
+            "stop",
+            "quit",
+            "set movetime 250",
+            "set depth 6",
+            "set threads 2",
+            "set hash 32",
+            "set size 10",
+            "set strict off",
+            "set colouronly on",
+            "set rotated on",
+            "set info final",
+            "newgame",
+            "newgame 8",
+            "newgame _b_b/____/____/p_p_",
+            "position _b_b/____/____/p_p_ p",
+            "position fen B:W21,22:B1,K2",
+            "board _b_b/____/____/p_p_ b",
+        ] {
+            let cmd = Command::parse(line).unwrap().unwrap();
+            assert_eq!(cmd.to_string(), line);
+            assert_eq!(Command::parse(&cmd.to_string()).unwrap().unwrap(), cmd);
+        }
+        assert_eq!(Command::parse("  # note").unwrap(), None);
+        assert_eq!(Command::parse("").unwrap(), None);
+        assert_eq!(
+            Command::parse("newgame 8x8").unwrap(),
+            Some(Command::NewGame(Some(Layout::Size(BoardSize::S8))))
+        );
+        assert_eq!(
+            Command::parse("position fen W:W21, 22:B1").unwrap(),
+            Some(Command::Position(Setup::Fen("W:W21,22:B1".into())))
+        );
+    }
+
+    #[test]
+    fn bad_commands_get_their_codes() {
+        let code = |l: &str| Command::parse(l).unwrap_err().code;
+        assert_eq!(code("jump"), ErrorCode::UnknownCommand);
+        assert_eq!(code("ping now"), ErrorCode::Syntax);
+        assert_eq!(code("board _b_b/____/____/p_p_"), ErrorCode::Syntax);
+        assert_eq!(code("board _b_b/____/____/p_p_ x"), ErrorCode::Syntax);
+        assert_eq!(code("set movetime soon"), ErrorCode::BadOption);
+        assert_eq!(code("set threads 0"), ErrorCode::BadOption);
+        assert_eq!(code("set colour blue"), ErrorCode::BadOption);
+        assert_eq!(code("set size 7"), ErrorCode::BadOption);
+        assert_eq!(code("newgame 7"), ErrorCode::Syntax);
+        assert_eq!(code("position fen"), ErrorCode::Syntax);
+    }
+
+    #[test]
+    fn replies_round_trip() {
+        for line in [
+            "hello checkersbot 0.1.0 protocol 1",
+            "ok",
+            "pong",
+            "bye",
+            "unchanged",
+            "move C1 D2",
+            "move E5 C3 A1 captures D4 B2",
+            "move F2 H4 captures G3 crown",
+            "move G1 H0 crown",
+            "gameover win b nomoves",
+            "gameover win p nomoves",
+            "gameover draw repetition",
+            "gameover draw noprogress",
+            "info opponent F2 E3",
+            "info accepted _b_b/____/____/p_p_ p",
+            "info depth 4 score cp -12 pv C1-D2 F2-E3",
+            "info depth 9 score win 7 nodes 1234 time 12 nps 100000 pv E5-C3-A1",
+            "error illegal-transition E3,F4: no legal move by p explains this board",
+        ] {
+            let r = Reply::parse(line).unwrap();
+            assert_eq!(r.to_string(), line);
+        }
+        assert!(Reply::parse("move C1").is_err());
+        assert!(Reply::parse("move C1 D2 captures").is_err());
+        assert!(Reply::parse("error nonsense x").is_err());
+        assert!(Reply::Ok.is_final());
+        assert!(!Reply::parse("info opponent F2 E3").unwrap().is_final());
+    }
+
+    #[test]
+    fn error_codes_have_distinct_words() {
+        for c in ErrorCode::ALL {
+            assert_eq!(ErrorCode::from_word(c.word()), Some(c));
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Game records. On 8x8 a game is written in PDN (Portable Draughts Notation), the draughts
+//! world's game-record format: tag pairs, then the moves in standard square numbers 1-32 counted from
+//! the top left (`11-15` for a step, `22x15` or `15x22x29` for captures). In the PDN convention Black
+//! moves first from the standard start; here Black is the bot's side (`b`, at the top, squares 1-12)
+//! and White the player's side (`p`). A game that does not start from the standard position with
+//! Black to move gets `[SetUp "1"]` and a `[FEN "B:W21,K22:B1,2"]` tag. Results follow PDN:
+//! `1-0` White won, `0-1` Black won, `1/2-1/2` drawn, `*` unfinished.
+//!
+//! Other sizes have no standard numbering, so their games are written as a plain path list: `#`
+//! header lines, then one ply per line with the side's letter and the path in coordinate notation.
+//!
+//! ```
+//! use checkersbot::rules::any_size::AnyPosition;
+//! use checkersbot::rules::geometry::BoardSize;
+//! use checkersbot::rules::pdn::{write_game, GameResult, RecordInfo};
+//! use checkersbot::rules::position::Side;
+//!
+//! let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+//! let m1 = start.parse_move("C5 D4").unwrap();
+//! let text = write_game(&RecordInfo::new("test", 1, "bot", "player"), &start, &[m1], GameResult::Unfinished);
+//! assert!(text.contains("1. 11-15 *"));
+//! ```
+
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::board::initial_grid;
+use crate::rules::geometry::{BoardSize, Coord};
+use crate::rules::position::Side;
+use std::fmt::Write as _;
+
+/// The result of a recorded game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// This side won.
+    Win(Side),
+    /// Drawn.
+    Draw,
+    /// Not finished.
+    Unfinished,
+}
+
+impl GameResult {
+    /// The PDN result token (`1-0` White = player won, `0-1` Black = bot won).
+    pub fn pdn(self) -> &'static str {
+        match self {
+            GameResult::Win(Side::Player) => "1-0",
+            GameResult::Win(Side::Bot) => "0-1",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::Unfinished => "*",
+        }
+    }
+}
+
+/// The tags of a record besides the position and the result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordInfo {
+    /// Event name.
+    pub event: String,
+    /// Round (game number).
+    pub round: usize,
+    /// Who played the bot's side (`b`, PDN Black).
+    pub black: String,
+    /// Who played the player's side (`p`, PDN White).
+    pub white: String,
+    /// A closing comment, e.g. why the game ended (empty for none).
+    pub comment: String,
+}
+
+impl RecordInfo {
+    /// Tags with no comment.
+    pub fn new(event: &str, round: usize, black: &str, white: &str) -> RecordInfo {
+        RecordInfo {
+            event: event.to_string(),
+            round,
+            black: black.to_string(),
+            white: white.to_string(),
+            comment: String::new(),
+        }
+    }
+}
+
+/// The PDN square number of a coordinate on 8x8.
+fn number(c: Coord) -> usize {
+    c.standard_number(8)
+}
+
+/// A move in PDN: `11-15`, or every landing square joined by `x` for a capture.
+pub fn pdn_move(mv: &MoveInfo) -> String {
+    let sep = if mv.captured.is_empty() { "-" } else { "x" };
+    mv.path
+        .iter()
+        .map(|&c| number(c).to_string())
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// The PDN FEN of an 8x8 position, e.g. `B:W21,22,K23:B1,2`.
+pub fn pdn_fen(pos: &AnyPosition) -> String {
+    let grid = pos.grid();
+    let list = |side: Side| {
+        grid.playable()
+            .filter_map(|c| {
+                let p = grid.get(c)?;
+                (p.side == side).then(|| format!("{}{}", if p.king { "K" } else { "" }, number(c)))
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let turn = match pos.side() {
+        Side::Bot => 'B',
+        Side::Player => 'W',
+    };
+    format!("{turn}:W{}:B{}", list(Side::Player), list(Side::Bot))
+}
+
+/// Writes one game: PDN on 8x8, a plain path list on other sizes.
+pub fn write_game(
+    info: &RecordInfo,
+    start: &AnyPosition,
+    moves: &[MoveInfo],
+    result: GameResult,
+) -> String {
+    if start.size() == BoardSize::S8 {
+        write_pdn(info, start, moves, result)
+    } else {
+        write_paths(info, start, moves, result)
+    }
+}
+
+fn write_pdn(
+    info: &RecordInfo,
+    start: &AnyPosition,
+    moves: &[MoveInfo],
+    result: GameResult,
+) -> String {
+    let mut out = String::new();
+    let tag = |out: &mut String, k: &str, v: &str| {
+        let v = v.replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = writeln!(out, "[{k} \"{v}\"]");
+    };
+    tag(&mut out, "Event", &info.event);
+    tag(&mut out, "Site", "?");
+    tag(&mut out, "Date", "????.??.??");
+    tag(&mut out, "Round", &info.round.to_string());
+    tag(&mut out, "Black", &info.black);
+    tag(&mut out, "White", &info.white);
+    tag(&mut out, "Result", result.pdn());
+    tag(&mut out, "GameType", "21");
+    let standard = start.grid() == initial_grid(BoardSize::S8) && start.side() == Side::Bot;
+    if !standard {
+        tag(&mut out, "SetUp", "1");
+        tag(&mut out, "FEN", &pdn_fen(start));
+    }
+    out.push('\n');
+    // Move text: numbered pairs, Black's move first; a game where White starts opens with `1...`.
+    let mut tokens = Vec::new();
+    let mut number = 1;
+    let mut side = start.side();
+    for (i, m) in moves.iter().enumerate() {
+        // A move number stays on the line of its move.
+        if side == Side::Bot {
+            tokens.push(format!("{number}. {}", pdn_move(m)));
+        } else if i == 0 {
+            tokens.push(format!("{number}... {}", pdn_move(m)));
+        } else {
+            tokens.push(pdn_move(m));
+        }
+        if side == Side::Player {
+            number += 1;
+        }
+        side = side.opponent();
+    }
+    if !info.comment.is_empty() {
+        tokens.push(format!("{{{}}}", info.comment.replace('}', ")")));
+    }
+    tokens.push(result.pdn().to_string());
+    let mut line = String::new();
+    for t in tokens {
+        if !line.is_empty() && line.len() + 1 + t.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&t);
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+    out
+}
+
+fn write_paths(
+    info: &RecordInfo,
+    start: &AnyPosition,
+    moves: &[MoveInfo],
+    result: GameResult,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Event: {}", info.event);
+    let _ = writeln!(out, "# Round: {}", info.round);
+    let _ = writeln!(out, "# b (top): {}", info.black);
+    let _ = writeln!(out, "# p (bottom): {}", info.white);
+    let _ = writeln!(
+        out,
+        "# Start: {} ({} to move)",
+        start.to_line(),
+        start.side()
+    );
+    let res = match result {
+        GameResult::Win(s) => format!("{s} wins"),
+        GameResult::Draw => "draw".to_string(),
+        GameResult::Unfinished => "unfinished".to_string(),
+    };
+    if info.comment.is_empty() {
+        let _ = writeln!(out, "# Result: {res}");
+    } else {
+        let _ = writeln!(out, "# Result: {res} ({})", info.comment);
+    }
+    let mut side = start.side();
+    for (i, m) in moves.iter().enumerate() {
+        let _ = writeln!(out, "{}. {} {}", i + 1, side, m.notation());
+        side = side.opponent();
+    }
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::board::Grid;
+
+    fn play(start: AnyPosition, moves: &[&str]) -> Vec<MoveInfo> {
+        let mut pos = start;
+        let mut out = Vec::new();
+        for m in moves {
+            let mv = pos.parse_move(m).unwrap();
+            pos = pos.play(&mv).unwrap();
+            out.push(mv);
+        }
+        out
+    }
+
+    #[test]
+    fn pdn_of_the_standard_opening() {
+        let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        // 11-15 is C5 D4, 23-19 is F4 E5.
+        let moves = play(start, &["C5 D4", "F4 E5"]);
+        let text = write_game(
+            &RecordInfo::new("unit", 4, "bot", "person"),
+            &start,
+            &moves,
+            GameResult::Draw,
+        );
+        assert!(text.starts_with("[Event \"unit\"]\n"), "{text}");
+        assert!(text.contains("[Round \"4\"]\n[Black \"bot\"]\n[White \"person\"]\n[Result \"1/2-1/2\"]\n[GameType \"21\"]\n"), "{text}");
+        assert!(!text.contains("FEN"));
+        assert!(text.contains("\n1. 11-15 23-19 1/2-1/2\n"), "{text}");
+    }
+
+    #[test]
+    fn pdn_capture_chain_and_setup() {
+        // A bot man on C5 takes D4 and F4; the player has a king on H2.
+        let grid = Grid::parse_line(
+            "________/________/_____b__/____p___/________/____p___/________/__P_____",
+        )
+        .unwrap();
+        let start = AnyPosition::from_grid(&grid, Side::Bot);
+        let legal = start.legal_moves();
+        assert_eq!(legal.len(), 1);
+        assert_eq!(legal[0].notation(), "C5 E3 G5");
+        let text = write_game(
+            &RecordInfo::new("unit", 1, "a", "b"),
+            &start,
+            &legal,
+            GameResult::Win(Side::Bot),
+        );
+        // C5 = 11, E3 = 18, G5 = 27.
+        assert!(
+            text.contains("[SetUp \"1\"]\n[FEN \"B:W15,23,K30:B11\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains("\n1. 11x18x27 0-1\n"), "{text}");
+        // White to move starts with "1...".
+        let w = AnyPosition::from_grid(&grid, Side::Player);
+        // The player's man on D4 must take C5 (square 15 to 8).
+        let m = w.parse_move("D4 B6").unwrap();
+        let text = write_game(
+            &RecordInfo::new("unit", 1, "a", "b"),
+            &w,
+            &[m],
+            GameResult::Unfinished,
+        );
+        assert!(text.contains("[FEN \"W:W15,23,K30:B11\"]"), "{text}");
+        assert!(text.contains("\n1... 15x8 *\n"), "{text}");
+    }
+
+    #[test]
+    fn other_sizes_get_a_path_list() {
+        let start = AnyPosition::initial(BoardSize::S10, Side::Player);
+        let moves = play(start, &["G1 F2", "D0 E1"]);
+        let mut info = RecordInfo::new("ten", 2, "bot", "person");
+        info.comment = "ply cap".into();
+        let text = write_game(&info, &start, &moves, GameResult::Draw);
+        assert!(
+            text.contains("# Result: draw (ply cap)\n1. p G1 F2\n2. b D0 E1\n"),
+            "{text}"
+        );
+    }
+}
