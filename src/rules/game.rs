@@ -122,7 +122,7 @@ impl Game {
     }
 
     /// Keys of the earlier positions since the last irreversible move, oldest first, excluding
-    /// the current one: the `history` argument of [`crate::engine::Engine::search`].
+    /// the current one: the `history` argument of the engine's search.
     pub fn history_keys(&self) -> Vec<u64> {
         let q = self.quiet_plies() as usize;
         let n = self.positions.len();
