@@ -151,23 +151,17 @@ fn write_pdn(
         tag(&mut out, "FEN", &pdn_fen(start));
     }
     out.push('\n');
-    // Move text: numbered pairs, Black's move first; a game where White starts opens with `1...`.
+    // Move text: numbered pairs, each opening with the move of the side that moved first (Black from
+    // the standard start; White when a set-up position has White to move, as draughts programs read
+    // it: `1. 22-18 11-15 2. ...`).
     let mut tokens = Vec::new();
-    let mut number = 1;
-    let mut side = start.side();
     for (i, m) in moves.iter().enumerate() {
         // A move number stays on the line of its move.
-        if side == Side::Bot {
-            tokens.push(format!("{number}. {}", pdn_move(m)));
-        } else if i == 0 {
-            tokens.push(format!("{number}... {}", pdn_move(m)));
+        if i % 2 == 0 {
+            tokens.push(format!("{}. {}", i / 2 + 1, pdn_move(m)));
         } else {
             tokens.push(pdn_move(m));
         }
-        if side == Side::Player {
-            number += 1;
-        }
-        side = side.opponent();
     }
     if !info.comment.is_empty() {
         tokens.push(format!("{{{}}}", info.comment.replace('}', ")")));
@@ -282,7 +276,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("\n1. 11x18x27 0-1\n"), "{text}");
-        // White to move starts with "1...".
+        // White to move: its move opens the numbered pair.
         let w = AnyPosition::from_grid(&grid, Side::Player);
         // The player's man on D4 must take C5 (square 15 to 8).
         let m = w.parse_move("D4 B6").unwrap();
@@ -293,7 +287,7 @@ mod tests {
             GameResult::Unfinished,
         );
         assert!(text.contains("[FEN \"W:W15,23,K30:B11\"]"), "{text}");
-        assert!(text.contains("\n1... 15x8 *\n"), "{text}");
+        assert!(text.contains("\n1. 15x8 *\n"), "{text}");
     }
 
     #[test]
