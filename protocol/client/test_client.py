@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Tests of the Python client against the real daemon.
+
+    CHECKERSBOT_BIN=./target/release/checkersbot python3 protocol/client/test_client.py
+
+Run by `cargo test --release` (tests/client.rs), which sets CHECKERSBOT_BIN.
+"""
+
+import os
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+from checkersbot_client import Client, Move, ProtocolError, Reply  # noqa: E402
+
+BIN = os.environ.get("CHECKERSBOT_BIN", str(ROOT / "target" / "release" / "checkersbot"))
+
+
+def daemon() -> Client:
+    return Client.spawn([BIN, "serve", "--depth", "4", "--movetime", "0", "--log-level", "error"])
+
+
+class Parsing(unittest.TestCase):
+    def test_move_with_captures_and_crown(self):
+        r = Reply.parse("move F4 H6 captures G5 crown", ["info opponent E3 F4"])
+        self.assertEqual(r.kind, "move")
+        self.assertEqual(r.move, Move(["F4", "H6"], ["G5"], True))
+        self.assertEqual(str(r.move), "F4 H6 captures G5 crown")
+        self.assertEqual(r.opponent, Move(["E3", "F4"]))
+
+    def test_error(self):
+        r = Reply.parse("error arm-incomplete C1,D2: the arm has not completed move C1 D2", [])
+        self.assertEqual((r.code, r.message.split(":")[0]), ("arm-incomplete", "C1,D2"))
+
+    def test_not_a_final_reply(self):
+        with self.assertRaises(ProtocolError):
+            Reply.parse("info depth 3", [])
+        with self.assertRaises(ProtocolError):
+            Move.parse(["C1"])
+
+
+class AgainstTheDaemon(unittest.TestCase):
+    def test_requests_get_their_final_replies(self):
+        bot = daemon()
+        self.assertTrue(bot.hello().line.startswith("hello checkersbot "))
+        self.assertEqual(bot.ping().kind, "pong")
+        self.assertEqual(bot.set("movetime", "nonsense").code, "bad-option")
+        self.assertEqual(bot.newgame("4").kind, "ok")
+        reply = bot.board("_b_b/____/____/p_p_", "b")
+        self.assertEqual(reply.kind, "move")
+        self.assertTrue(all(i.startswith("info depth") for i in reply.infos), reply.infos)
+        self.assertEqual(bot.quit().kind, "bye")
+
+    def test_full_game_gives_the_golden_replies(self):
+        """The recorded whole game through the client: every final reply equals the golden one."""
+        session = ROOT / "tests" / "sessions" / "full_game.out"
+        expected, sent = [], []
+        for line in session.read_text().splitlines():
+            if line.startswith("> ") and not line[2:].lstrip().startswith("#") and line[2:].strip():
+                sent.append(line[2:])
+            elif line.startswith("< ") and not line.startswith("< info"):
+                expected.append(line[2:])
+        bot = daemon()
+        got = [bot.request(line).line for line in sent]
+        bot.close()
+        self.assertEqual(got, expected)
+        self.assertIn("gameover", got[-1] if got[-1] != "bye" else got[-2])
+
+    def test_vision_loop_example(self):
+        out = subprocess.run(
+            [sys.executable, str(HERE / "vision_loop.py"), str(ROOT / "tests/sessions/full_game.in"),
+             "--daemon", BIN],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("vision: the person played F2 E1", out.stdout)
+        self.assertIn("arm: move the piece B2 -> D4 -> F6, remove C3, E5", out.stdout)
+        self.assertRegex(out.stdout, r"session done: \d+ bot moves")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
