@@ -26,7 +26,7 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-FINAL_WORDS = ("ok", "pong", "hello", "move", "unchanged", "gameover", "bye", "error")
+FINAL_WORDS = ("ok", "pong", "hello", "move", "unchanged", "wait", "gameover", "bye", "error")
 
 
 class ProtocolError(Exception):
@@ -72,8 +72,8 @@ class Move:
 class Reply:
     """A final reply and the `info` lines before it.
 
-    `kind` is its first word (`ok`, `pong`, `hello`, `move`, `unchanged`, `gameover`, `bye`,
-    `error`); `words` the rest. For `move`, `move` holds the parsed move; for `error`, `code` and
+    `kind` is its first word (`ok`, `pong`, `hello`, `move`, `unchanged`, `wait`, `gameover`,
+    `bye`, `error`); `words` the rest. For `move`, `move` holds the parsed move; for `error`, `code` and
     `message`; `opponent` is the person's move the daemon inferred (from `info opponent`), if any.
     """
 

@@ -20,7 +20,7 @@ from checkersbot_client import Client, Reply  # noqa: E402
 # What to tell the person or the arm for each error code of a board.
 ADVICE = {
     "arm-incomplete": "arm: finish the move above (the board is still on the way)",
-    "illegal-transition": "person: that is not a legal move here; put the pieces back",
+    "illegal-transition": "person: that move is not allowed; the message says why",
     "bad-board": "vision: the board could not be read; take the picture again",
     "game-over": "person: the game is over; start a new one",
     "no-game": "vision: send newgame first",
@@ -49,6 +49,8 @@ def describe(reply: Reply) -> str:
         return text
     if reply.kind == "unchanged":
         return "person: your move"
+    if reply.kind == "wait":
+        return "vision: wait, the person is still moving (" + " ".join(reply.words) + ")"
     if reply.kind == "gameover":
         return "everyone: game over (" + " ".join(reply.words) + ")"
     if reply.kind == "error":

@@ -13,7 +13,7 @@ use crate::robot::protocol::{
     Setup,
 };
 use crate::robot::tracking::{
-    camera_grid, squares_list, Next, Observation, Reading, Rejection, Tracker,
+    camera_grid, squares_list, Diagnosis, Next, Observation, Reading, Rejection, Tracker,
 };
 use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
@@ -405,6 +405,14 @@ impl Daemon {
                 self.send(&Reply::Info(InfoLine::Opponent(mv)));
                 self.next(next);
             }
+            Ok(Observation::MoveInProgress { mv, stage }) => {
+                let message = Diagnosis::InProgress {
+                    mv,
+                    stage: stage.clone(),
+                }
+                .to_string();
+                self.send(&Reply::Wait { stage, message });
+            }
             Ok(Observation::Accepted { board, side, next }) => {
                 tracing::warn!("lenient mode: accepting an unexplained board as a new position");
                 self.send(&Reply::Info(InfoLine::Accepted {
@@ -433,10 +441,20 @@ impl Daemon {
                     Reply::Move(mv).to_string().trim_start_matches("move ")
                 ),
             ),
-            Rejection::IllegalTransition { diffs, why } => self.error(
-                ErrorCode::IllegalTransition,
-                format!("{}: {why}", squares_list(&diffs)),
-            ),
+            Rejection::IllegalTransition {
+                diffs,
+                why,
+                diagnosis,
+            } => {
+                let said = match diagnosis {
+                    Some(d) if *d != Diagnosis::Unknown => format!("{}: {d}", d.word()),
+                    _ => format!("unexplained: {why}"),
+                };
+                self.error(
+                    ErrorCode::IllegalTransition,
+                    format!("{}: {said}", squares_list(&diffs)),
+                )
+            }
             Rejection::AfterGameOver { diffs, status } => self.error(
                 ErrorCode::GameOver,
                 format!(

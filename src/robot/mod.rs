@@ -1,11 +1,13 @@
 //! The robot's side of the program: what the vision system and the arm controller talk to.
 //!
 //! - [`protocol`]: the daemon protocol's typed commands and replies, parsed from and printed to text;
+//! - [`diagnosis`]: what the person did when no legal move explains a board;
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
 
 pub mod daemon;
+pub mod diagnosis;
 pub mod protocol;
 pub mod tracking;
 pub mod transport;

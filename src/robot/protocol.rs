@@ -17,6 +17,7 @@
 //! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
 //! ```
 
+use crate::robot::diagnosis::Stage;
 use crate::rules::any_size::{join, MoveInfo};
 use crate::rules::game::Status;
 use crate::rules::geometry::{parse_coord, BoardSize, Coord};
@@ -557,6 +558,14 @@ pub enum Reply {
     Bye,
     /// `unchanged`: nothing to do, the opponent is to move.
     Unchanged,
+    /// `wait CLASS SQUARES: MESSAGE`: a legal move of the person is under way (a piece lifted, a
+    /// multi-jump half done, captured pieces not removed, a man not crowned); nothing changed.
+    Wait {
+        /// How far the move has got, with the squares it names.
+        stage: Stage,
+        /// What to do, in words.
+        message: String,
+    },
     /// `move PATH [captures SQUARES] [crown]`.
     Move(MoveInfo),
     /// `gameover RESULT REASON`.
@@ -599,6 +608,26 @@ impl Reply {
             ("pong", []) => Reply::Pong,
             ("bye", []) => Reply::Bye,
             ("unchanged", []) => Reply::Unchanged,
+            ("wait", [class, list, ..]) => {
+                let list = list.strip_suffix(':').ok_or_else(bad)?;
+                let squares = list
+                    .split(',')
+                    .map(|c| parse_coord(c, MAX_N))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|_| bad())?;
+                let stage = match (*class, squares.as_slice()) {
+                    ("lifted", [c]) => Stage::Lifted(*c),
+                    ("jumping", [c]) => Stage::Jumping(*c),
+                    ("crown", [c]) => Stage::Crown(*c),
+                    ("remove-captured", [_, ..]) => Stage::RemoveCaptured(squares.clone()),
+                    _ => return Err(bad()),
+                };
+                let message = line
+                    .split_once(": ")
+                    .map(|(_, m)| m.trim().to_string())
+                    .unwrap_or_default();
+                Reply::Wait { stage, message }
+            }
             ("hello", [name, version, "protocol", n]) => Reply::Hello {
                 name: name.to_string(),
                 version: version.to_string(),
@@ -733,6 +762,11 @@ impl fmt::Display for Reply {
             Reply::Pong => f.write_str("pong"),
             Reply::Bye => f.write_str("bye"),
             Reply::Unchanged => f.write_str("unchanged"),
+            Reply::Wait { stage, message } => {
+                let squares: Vec<String> = stage.squares().iter().map(|c| c.to_string()).collect();
+                let message = message.replace(['\n', '\r'], " ");
+                write!(f, "wait {} {}: {message}", stage.word(), squares.join(","))
+            }
             Reply::Move(m) => {
                 f.write_str("move ")?;
                 move_words(f, m)

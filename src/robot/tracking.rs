@@ -24,11 +24,13 @@
 //! assert!(matches!(seen, Observation::OpponentMoved(_, Next::BotToMove)));
 //! ```
 
+use crate::robot::diagnosis::{diagnose, differing, in_progress, on_the_way};
+pub use crate::robot::diagnosis::{Diagnosis, Stage};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::{BoardError, Grid};
 use crate::rules::game::{Game, Status};
 use crate::rules::geometry::{BoardSize, Coord};
-use crate::rules::position::{Piece, Side};
+use crate::rules::position::Side;
 use std::fmt;
 
 /// How boards are read and compared: the daemon's `colouronly` and `strict` settings.
@@ -67,6 +69,14 @@ pub enum Observation {
     Same(Next),
     /// The person played this legal move (now recorded in the game).
     OpponentMoved(MoveInfo, Next),
+    /// A legal move of the person is under way (a piece lifted, a multi-jump half done, captured
+    /// pieces not yet removed, a man not yet crowned): nothing changes, wait for the next board.
+    MoveInProgress {
+        /// The move that fits.
+        mv: MoveInfo,
+        /// How far it has got.
+        stage: Stage,
+    },
     /// Lenient mode: a board that nothing explains, taken as a new start with `side` to move.
     Accepted {
         /// The board, as read.
@@ -99,6 +109,8 @@ pub enum Rejection {
         diffs: Vec<Coord>,
         /// Why the board cannot follow.
         why: Unexplained,
+        /// What the person did, where it can be told (the person to move).
+        diagnosis: Option<Box<Diagnosis>>,
     },
     /// The game is over and the board is not its final position.
     AfterGameOver {
@@ -221,7 +233,15 @@ impl Tracker {
             )));
         }
         if let Some(e) = board.uncrowned_man() {
-            if !self.crown_missing(board, reading.colour_only) {
+            let crowning = self.crown_missing(board, reading.colour_only)
+                || matches!(
+                    self.person_in_progress(board, reading.colour_only),
+                    Some(Diagnosis::InProgress {
+                        stage: Stage::Crown(_),
+                        ..
+                    })
+                );
+            if !crowning {
                 return Err(Rejection::BadBoard(e.to_string()));
             }
         }
@@ -248,6 +268,45 @@ impl Tracker {
             }
             _ => false,
         }
+    }
+
+    /// The position the person is to move in (the start after `newgame`), if it is their turn in a
+    /// game that is not over, and the game's last capture among its last two plies with the
+    /// position before it.
+    fn person_to_move(&self) -> Option<(AnyPosition, Option<(AnyPosition, MoveInfo)>)> {
+        match &self.state {
+            State::NoGame => None,
+            State::Fresh { start } => Some((AnyPosition::from_grid(start, Side::Player), None)),
+            State::Playing { game, .. } => {
+                let cur = *game.current();
+                if cur.side() != Side::Player || game.status().is_over() {
+                    return None;
+                }
+                let plies = game.plies();
+                let last_capture = (plies.saturating_sub(2)..plies)
+                    .rev()
+                    .find(|&i| !game.moves()[i].captured.is_empty())
+                    .map(|i| (game.positions()[i], game.moves()[i].clone()));
+                Some((cur, last_capture))
+            }
+        }
+    }
+
+    /// The person's legal move under way on `board`, if it is their turn.
+    fn person_in_progress(&self, board: &Grid, colour_only: bool) -> Option<Diagnosis> {
+        let (expected, _) = self.person_to_move()?;
+        in_progress(&expected, board, colour_only)
+    }
+
+    /// What the person did, for a board no legal move explains (`None` on the bot's turn).
+    fn diagnosis(&self, board: &Grid, colour_only: bool) -> Option<Diagnosis> {
+        let (expected, last) = self.person_to_move()?;
+        Some(diagnose(
+            &expected,
+            last.as_ref().map(|(p, m)| (p, m)),
+            board,
+            colour_only,
+        ))
     }
 
     fn first_board(
@@ -330,8 +389,16 @@ impl Tracker {
         why: Unexplained,
         reading: Reading,
     ) -> Result<Observation, Rejection> {
+        let diagnosis = self.diagnosis(board, reading.colour_only);
+        if let Some(Diagnosis::InProgress { mv, stage }) = diagnosis {
+            return Ok(Observation::MoveInProgress { mv, stage });
+        }
         if reading.strict {
-            return Err(Rejection::IllegalTransition { diffs, why });
+            return Err(Rejection::IllegalTransition {
+                diffs,
+                why,
+                diagnosis: diagnosis.map(Box::new),
+            });
         }
         let next = self.play_on(Game::new(AnyPosition::from_grid(board, side)));
         Ok(Observation::Accepted {
@@ -400,50 +467,14 @@ pub fn camera_grid(rows: &str, rotated: bool, colour_only: bool) -> Result<Grid,
     Grid::parse_line_allowing_uncrowned(&text)
 }
 
-/// Pieces as a colour-only camera sees them.
-fn colour(p: Option<Piece>) -> Option<Side> {
-    p.map(|p| p.side)
-}
-
-fn same_cell(a: Option<Piece>, b: Option<Piece>, colour_only: bool) -> bool {
-    if colour_only {
-        colour(a) == colour(b)
-    } else {
-        a == b
-    }
-}
-
-/// Squares where two grids of the same size differ (by colour only if asked).
-fn differing(a: &Grid, b: &Grid, colour_only: bool) -> Vec<Coord> {
-    a.playable()
-        .filter(|&c| !same_cell(a.get(c), b.get(c), colour_only))
-        .collect()
-}
-
 fn same_board(a: &Grid, b: &Grid, colour_only: bool) -> bool {
     a.size() == b.size() && differing(a, b, colour_only).is_empty()
 }
 
 /// Whether `board` is the position before the bot's move `mv` (`p0`), or part way from it to the
-/// position after it (`p1`): every square that differs from `p1` is one the move touches and holds
-/// what it held before the move, or the moving piece stands on a landing square of the path (the
-/// arm stopped on the way or did not crown).
+/// position after it (`p1`): the arm has not finished (see [`on_the_way`]).
 fn arm_incomplete(board: &Grid, p0: &Grid, p1: &Grid, mv: &MoveInfo, colour_only: bool) -> bool {
-    let diffs = differing(board, p1, colour_only);
-    if diffs.is_empty() {
-        return false;
-    }
-    let Some(&from) = mv.path.first() else {
-        return false;
-    };
-    let mover = p0.get(from);
-    diffs.iter().all(|c| {
-        let touched = mv.path.contains(c) || mv.captured.contains(c);
-        let landing = mv.path[1..].contains(c);
-        touched
-            && (same_cell(board.get(*c), p0.get(*c), colour_only)
-                || (landing && same_cell(board.get(*c), mover, colour_only)))
-    })
+    on_the_way(board, p0, p1, mv, colour_only)
 }
 
 /// The legal move of `from`'s side that leads to `board`, if any (the first in generation order
@@ -458,6 +489,7 @@ fn infer(from: &AnyPosition, board: &Grid, colour_only: bool) -> Option<MoveInfo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::robot::diagnosis::StepFault;
     use crate::rules::board::initial_grid;
 
     fn grid(rows: &str) -> Grid {
@@ -551,6 +583,11 @@ mod tests {
             Err(Rejection::IllegalTransition {
                 diffs: coords("C1,C3,D0,D2"),
                 why: Unexplained::NotFromStart,
+                diagnosis: Some(Box::new(Diagnosis::TwoMoves {
+                    first: mv(START4, Side::Player, "D0 C1"),
+                    second: mv("_b_b/____/_p__/__p_", Side::Player, "D2 C3"),
+                    second_side: Side::Player,
+                })),
             })
         );
         // Nothing changed: the start is still expected.
@@ -613,12 +650,22 @@ mod tests {
                 mv: bot_move.clone(),
             })
         );
-        // A square the move does not touch: a misread, not the arm.
-        assert_eq!(
+        // A square the bot's move does not touch: not the arm. Here the person lifted a man.
+        assert!(matches!(
             observe(&mut t, "___b/b___/____/p___", Side::Player),
+            Ok(Observation::MoveInProgress { stage: Stage::Lifted(s), .. }) if s == coords("D2")[0]
+        ));
+        // A piece of the person's that appeared from nowhere: a misread.
+        assert_eq!(
+            observe(&mut t, "___b/b___/_p__/p_p_", Side::Player),
             Err(Rejection::IllegalTransition {
-                diffs: coords("D2"),
+                diffs: coords("C1"),
                 why: Unexplained::NoLegalMove,
+                diagnosis: Some(Box::new(Diagnosis::Misread {
+                    appeared: coords("C1"),
+                    vanished: vec![],
+                    changed: vec![],
+                })),
             })
         );
         // Still waiting for the same position.
@@ -632,6 +679,11 @@ mod tests {
             Err(Rejection::IllegalTransition {
                 diffs: coords("A1,B0"),
                 why: Unexplained::NoLegalMove,
+                diagnosis: Some(Box::new(Diagnosis::IllegalStep {
+                    from: coords("B0")[0],
+                    to: coords("A1")[0],
+                    fault: StepFault::BotsPiece,
+                })),
             })
         );
     }
@@ -671,6 +723,29 @@ mod tests {
     }
 
     #[test]
+    fn the_persons_move_under_way_is_waited_for_even_in_lenient_mode() {
+        let pos = "____/p___/____/__B_";
+        let mut t = Tracker::default();
+        t.set_position(&grid(pos), Side::Player);
+        // The man reached row A and is not crowned yet: not a bad board, a move under way.
+        let uncrowned = grid("_p__/____/____/__B_");
+        for reading in [Reading::default(), LENIENT] {
+            assert_eq!(
+                t.observe(&uncrowned, Side::Player, reading),
+                Ok(Observation::MoveInProgress {
+                    mv: mv(pos, Side::Player, "B0 A1"),
+                    stage: Stage::Crown(coords("A1")[0]),
+                })
+            );
+        }
+        // Nothing changed meanwhile: the crowned man completes the move.
+        assert!(matches!(
+            observe(&mut t, "_P__/____/____/__B_", Side::Player),
+            Ok(Observation::OpponentMoved(_, Next::BotToMove))
+        ));
+    }
+
+    #[test]
     fn a_board_changed_on_the_bots_turn_is_unexplained() {
         let mut t = fresh();
         observe(&mut t, START4, Side::Bot).unwrap();
@@ -679,6 +754,7 @@ mod tests {
             Err(Rejection::IllegalTransition {
                 diffs: coords("C1,D0"),
                 why: Unexplained::ChangedOnBotsTurn,
+                diagnosis: None,
             })
         );
     }
@@ -733,6 +809,11 @@ mod tests {
             Err(Rejection::IllegalTransition {
                 diffs: coords("C1"),
                 why: Unexplained::NoLegalMove,
+                diagnosis: Some(Box::new(Diagnosis::Misread {
+                    appeared: vec![],
+                    vanished: vec![],
+                    changed: coords("C1"),
+                })),
             })
         );
         // The king's move is inferred from colours alone, and it stays a king.

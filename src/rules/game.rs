@@ -83,6 +83,11 @@ impl Game {
         &self.positions[0]
     }
 
+    /// Every position of the game, the start first and the current one last.
+    pub fn positions(&self) -> &[AnyPosition] {
+        &self.positions
+    }
+
     /// Moves played so far.
     pub fn moves(&self) -> &[MoveInfo] {
         &self.moves

@@ -489,8 +489,54 @@ def fen():
     s.close()
 
 
+def diagnosis():
+    """Each class of the person's unexplained board: a move under way (wait) and the wrong moves."""
+    s = Session("diagnosis")
+    s.send("set depth 4")
+    s.send("set info off")
+    s.note("The person must take D4 with E3 (E3 C5).")
+    rows = rows_of({"D4": "b", "E3": "p", "F6": "p"})
+    s.send(f"position {rows} p")
+    s.board(rows, "p")
+    s.note("The man lifted from E3: a move under way.")
+    s.board(rows_of({"D4": "b", "F6": "p"}), "p")
+    s.note("On C5, the captured man on D4 not removed yet.")
+    s.board(rows_of({"C5": "p", "D4": "b", "F6": "p"}), "p")
+    s.note("F6 E5 played instead: the capture is mandatory.")
+    s.board(rows_of({"D4": "b", "E3": "p", "E5": "p"}), "p")
+    s.note("The capture made: the bot has no piece left.")
+    s.board(rows_of({"C5": "p", "F6": "p"}), "b")
+    s.note("A double jump half done: H0 F2 D4 standing on F2, G1 removed.")
+    rows = rows_of({"E3": "b", "G1": "b", "H0": "p", "A1": "b"})
+    s.send(f"position {rows} p")
+    s.board(rows_of({"E3": "b", "F2": "p", "A1": "b"}), "p")
+    s.note("A man on the last row, not crowned yet.")
+    rows = rows_of({"B2": "p", "D4": "b"})
+    s.send(f"position {rows} p")
+    s.board(rows_of({"A1": "p", "D4": "b"}), "p")
+    s.note("Wrong moves: backwards, too far, a bot's piece, two moves at once, a piece from nowhere.")
+    rows = rows_of({"A1": "b", "A3": "b", "E3": "p"})
+    s.send(f"position {rows} p")
+    s.board(rows_of({"A1": "b", "A3": "b", "F2": "p"}), "p")
+    s.board(rows_of({"A1": "b", "A3": "b", "C1": "p"}), "p")
+    s.board(rows_of({"B0": "b", "A3": "b", "E3": "p"}), "p")
+    s.board(rows_of({"B0": "b", "A3": "b", "D4": "p"}), "p")
+    s.board(rows_of({"A1": "b", "A3": "b", "E3": "p", "D6": "p"}), "p")
+    s.note("The bot captures; once its move is on the board, the captured man is put back.")
+    rows = rows_of({"C5": "b", "D4": "p", "G1": "p", "A1": "b"})
+    s.send(f"position {rows} b")
+    r = final(s.board(rows, "b"))
+    rows = apply(rows, r[1:])
+    s.board(rows, "p")
+    g = parse(rows)
+    g[3][4] = "p"
+    s.board(line(g), "p")
+    s.close()
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["full_game", "unchanged", "multi_jumps", "crowning", "game_over",
-                             "misreads", "arm_failure", "garbage", "colour_only", "rotated", "fen"]
+                             "misreads", "arm_failure", "garbage", "colour_only", "rotated", "fen",
+                             "diagnosis"]
     for w in which:
         globals()[w]()
