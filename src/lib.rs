@@ -10,11 +10,13 @@
 //! - [`robot`]: the daemon the vision system and the arm talk to: protocol, game tracking,
 //!   transports and the event loop;
 //! - [`play`]: the terminal game and matches between players (engines, the student-style
-//!   opponent, the random player).
+//!   opponent, the random player);
+//! - [`learn`]: self-play training data and the trainer of the learned evaluation.
 //!
 //! [`rng`] is a small seeded generator shared by the layers that need repeatable randomness.
 
 pub mod engine;
+pub mod learn;
 pub mod play;
 pub mod rng;
 pub mod robot;

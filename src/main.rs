@@ -33,6 +33,10 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Let two configurations (or the engine and a random player) play a series of games.
     Match(cli::matches::MatchArgs),
+    /// The engine plays itself and writes training data for the learned evaluation.
+    Selfplay(cli::selfplay::SelfPlayArgs),
+    /// Fit the learned evaluation's weights to self-play data.
+    Train(cli::train::TrainArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(cli::bench::BenchArgs),
 }
@@ -49,6 +53,8 @@ fn main() -> ExitCode {
         Command::Play(args) => cli::play::run(&args),
         Command::Match(args) => cli::matches::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
+        Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
+        Command::Train(args) => cli::train::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

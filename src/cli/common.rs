@@ -1,11 +1,13 @@
 //! Arguments and helpers shared by several subcommands.
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::eval::LearnedWeights;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::position::Side;
 use clap::Args;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where a position comes from: a layout file or a one-line board, plus the side to move.
 #[derive(Args, Debug, Clone)]
@@ -67,6 +69,22 @@ pub struct EngineArgs {
     /// Play in the aggressive style (rewards closing in on the enemy's pieces).
     #[arg(long)]
     pub aggressive: bool,
+    /// Evaluation: `hand` (the hand-written one) or a weights file written by `checkersbot train`
+    /// (used on its board size; other sizes use the hand evaluation).
+    #[arg(long, default_value = "hand")]
+    pub eval: String,
+}
+
+/// The learned weights an `--eval` value names: `None` for `hand`, else the file's weights.
+pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>> {
+    if spec == "hand" {
+        return Ok(None);
+    }
+    let bytes =
+        std::fs::read(spec).with_context(|| format!("cannot read evaluation weights '{spec}'"))?;
+    let w = LearnedWeights::from_bytes(&bytes)
+        .with_context(|| format!("cannot use evaluation weights '{spec}'"))?;
+    Ok(Some(Arc::new(w)))
 }
 
 impl EngineArgs {
@@ -92,6 +110,7 @@ impl EngineArgs {
             hash_mb: self.hash,
             threads: self.threads.max(1),
             weights,
+            learned: load_eval(&self.eval)?,
             seed: self.seed,
         })
     }

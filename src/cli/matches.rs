@@ -59,6 +59,12 @@ pub struct MatchArgs {
     /// Evaluation terms B plays without, comma-separated.
     #[arg(long, value_delimiter = ',')]
     without_b: Vec<String>,
+    /// A's evaluation: `hand` or a weights file from `checkersbot train`.
+    #[arg(long, default_value = "hand")]
+    eval_a: String,
+    /// B's evaluation: `hand` or a weights file from `checkersbot train`.
+    #[arg(long, default_value = "hand")]
+    eval_b: String,
     /// A plays the aggressive style.
     #[arg(long)]
     aggressive_a: bool,
@@ -108,6 +114,7 @@ struct PlayerArgs {
     without: Vec<String>,
     aggressive: bool,
     threads: usize,
+    eval: String,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -170,6 +177,12 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if s.threads > 1 {
         name.push(format!("t{}", s.threads));
     }
+    if s.eval != "hand" {
+        let stem = std::path::Path::new(&s.eval)
+            .file_stem()
+            .map_or_else(|| s.eval.clone(), |f| f.to_string_lossy().into_owned());
+        name.push(stem);
+    }
     Ok(PlayerSpec {
         name: name.join("-"),
         kind: PlayerKind::Engine {
@@ -177,6 +190,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 hash_mb: hash,
                 threads: s.threads.max(1),
                 weights,
+                learned: super::common::load_eval(&s.eval)?,
                 seed: None,
             },
             limits,
@@ -228,6 +242,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             without: args.without_a.clone(),
             aggressive: args.aggressive_a,
             threads: args.threads_a,
+            eval: args.eval_a.clone(),
         },
         args.hash,
     )?;
@@ -239,6 +254,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             without: args.without_b.clone(),
             aggressive: args.aggressive_b,
             threads: args.threads_b,
+            eval: args.eval_b.clone(),
         },
         args.hash,
     )?;

@@ -9,4 +9,6 @@ pub mod perft;
 pub mod play;
 pub mod replay;
 pub mod search;
+pub mod selfplay;
 pub mod serve;
+pub mod train;

@@ -37,7 +37,7 @@ pub mod eval;
 pub mod search;
 pub mod tt;
 
-use crate::engine::eval::{Evaluator, Weights};
+use crate::engine::eval::{Evaluator, LearnedWeights, Weights};
 pub use crate::engine::search::SearchParams;
 use crate::engine::search::{
     xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
@@ -48,7 +48,7 @@ use crate::rules::geometry::Geometry;
 use crate::rules::position::{Move, Position};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long and how deep to search. Unset limits do not apply; with none at all the search runs
@@ -85,8 +85,10 @@ pub struct EngineConfig {
     pub hash_mb: usize,
     /// Search threads (1 = deterministic).
     pub threads: usize,
-    /// Evaluation weights.
+    /// Hand evaluation weights (also the fallback on sizes the learned weights are not for).
     pub weights: Weights,
+    /// Learned evaluation weights; when set they evaluate positions of their board size.
+    pub learned: Option<Arc<LearnedWeights>>,
     /// Seed for choosing among equally good moves; `None` always takes the first.
     pub seed: Option<u64>,
 }
@@ -97,6 +99,7 @@ impl Default for EngineConfig {
             hash_mb: 16,
             threads: 1,
             weights: Weights::default(),
+            learned: None,
             seed: None,
         }
     }
@@ -357,7 +360,7 @@ fn search_position<G: Geometry>(
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)
         .clamp(1, MAX_PLY as u32 - 8);
-    let evaluator = Evaluator::<G>::new(cfg.weights.clone());
+    let evaluator = Evaluator::<G>::with_learned(cfg.weights.clone(), cfg.learned.clone());
     let helpers_stop = AtomicBool::new(false);
     // Set by a helper that completed the last iteration: the main thread then stops and takes it.
     let helper_done = AtomicBool::new(false);

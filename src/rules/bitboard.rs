@@ -47,6 +47,8 @@ pub trait Bits:
     fn clear_lowest(self) -> Self;
     /// The set as a `u128`, for hashing and printing.
     fn to_u128(self) -> u128;
+    /// The two bits at `shift` and `shift + 1` as a number 0..=3.
+    fn two_bits(self, shift: u32) -> usize;
 }
 
 macro_rules! impl_bits {
@@ -81,6 +83,10 @@ macro_rules! impl_bits {
             #[inline(always)]
             fn to_u128(self) -> u128 {
                 self as u128
+            }
+            #[inline(always)]
+            fn two_bits(self, shift: u32) -> usize {
+                ((self >> shift) & 3) as usize
             }
         }
     };

@@ -20,10 +20,18 @@
 //!   pushed away from the centre and the double corners;
 //! - **aggression** (off unless the style asks for it): closing the distance to the enemy's pieces.
 
+mod learned;
+
+pub use learned::{
+    params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, REGION_ENTRIES,
+    WEIGHT_SCALE,
+};
+
 use crate::rules::bitboard::{squares, Bits};
 use crate::rules::geometry::{Coord, Geometry, Square};
 use crate::rules::position::{shift, Position, Side};
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// A named evaluation term that can be switched off.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -151,6 +159,10 @@ pub struct Evaluator<G: Geometry> {
     /// Double-corner squares (top-left and bottom-right: A1, B0 and their mirror images).
     double_corners: G::B,
     coords: Vec<Coord>,
+    /// The learned evaluation's regions.
+    regions: learned::Regions,
+    /// Learned weights: when set (and made for this size), they evaluate instead of `w`.
+    learned: Option<Arc<LearnedWeights>>,
     _g: PhantomData<G>,
 }
 
@@ -188,8 +200,23 @@ impl<G: Geometry> Evaluator<G> {
             centre,
             double_corners,
             coords,
+            regions: learned::Regions::new(n),
+            learned: None,
             _g: PhantomData,
         }
+    }
+
+    /// An evaluator that scores with learned weights when they are given and made for this board
+    /// size, and with the hand weights `w` otherwise.
+    pub fn with_learned(w: Weights, learned: Option<Arc<LearnedWeights>>) -> Self {
+        let mut e = Evaluator::new(w);
+        e.learned = learned.filter(|l| l.size == G::SIZE);
+        e
+    }
+
+    /// Whether the learned weights evaluate.
+    pub fn is_learned(&self) -> bool {
+        self.learned.is_some()
     }
 
     /// The weights in use.
@@ -290,8 +317,8 @@ impl<G: Geometry> Evaluator<G> {
     }
 
     /// Endgame driving for the stronger side `strong`: its kings close to the enemy, enemy pieces
-    /// away from the centre and out of the double corners.
-    fn endgame(&self, pos: &Position<G>, strong: Side) -> i32 {
+    /// away from the centre and out of the double corners (unweighted).
+    fn endgame_drive(&self, pos: &Position<G>, strong: Side) -> i32 {
         let weak = strong.opponent();
         let kings = pos.kings_of(strong);
         let enemies = pos.pieces[weak.index()];
@@ -310,7 +337,7 @@ impl<G: Geometry> Evaluator<G> {
         // Weak kings in a double corner are hard to dislodge; in the centre they are free.
         s -= 2 * (pos.kings_of(weak) & self.double_corners).popcount() as i32;
         s -= 2 * (enemies & self.centre).popcount() as i32;
-        s * self.w.endgame
+        s
     }
 
     fn closeness(&self, pos: &Position<G>, side: Side) -> i32 {
@@ -332,6 +359,18 @@ impl<G: Geometry> Evaluator<G> {
 
     /// The score of `pos` for the side to move, in hundredths of a man.
     pub fn evaluate(&self, pos: &Position<G>) -> i32 {
+        if let Some(l) = &self.learned {
+            let s = self.learned_for_player(l, pos);
+            return match pos.side {
+                Side::Player => s,
+                Side::Bot => -s,
+            };
+        }
+        self.hand(pos)
+    }
+
+    /// The hand evaluation's score of `pos` for the side to move.
+    pub fn hand(&self, pos: &Position<G>) -> i32 {
         let w = &self.w;
         let mp = self.material(pos, Side::Player);
         let mb = self.material(pos, Side::Bot);
@@ -347,7 +386,7 @@ impl<G: Geometry> Evaluator<G> {
             let few = pieces as usize <= G::N || (pos.kings & pos.occupied()) == pos.occupied();
             if few {
                 let strong = if lead > 0 { Side::Player } else { Side::Bot };
-                let e = self.endgame(pos, strong);
+                let e = self.endgame_drive(pos, strong) * w.endgame;
                 s += if strong == Side::Player { e } else { -e };
             }
         }

@@ -1,0 +1,102 @@
+//! `checkersbot selfplay`: the engine plays itself and writes training data (see `learn::data`).
+
+use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::EngineConfig;
+use checkersbot::learn::data::Writer;
+use checkersbot::learn::selfplay::{run, SelfPlay};
+use checkersbot::rules::geometry::BoardSize;
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Arguments of `selfplay`.
+#[derive(Args, Debug)]
+pub struct SelfPlayArgs {
+    /// The data file; records are appended (it is created with its header if new).
+    #[arg(long)]
+    out: PathBuf,
+    /// Board size (4, 6, 8, 10 or 12).
+    #[arg(long, default_value_t = 8)]
+    size: usize,
+    /// Games in the whole run (all shards together).
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Seed: the same seed gives the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Nodes searched per move.
+    #[arg(long, default_value_t = 5000)]
+    nodes: u64,
+    /// Random plies at the start of each game.
+    #[arg(long, default_value_t = 6)]
+    openings: usize,
+    /// A game still going after this many plies is recorded as a draw.
+    #[arg(long, default_value_t = 300)]
+    max_plies: usize,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// This machine's part of the run, K/N: the games whose number modulo N is K (0-based). Each
+    /// job of a batch array runs the same command with its own K and its own --out.
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// Transposition table MiB of each worker's engine.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize)> {
+    let bad = || anyhow!("--shard takes K/N with 0 <= K < N, e.g. 3/16; got '{text}'");
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.parse().map_err(|_| bad())?, n.parse().map_err(|_| bad())?);
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// Runs `selfplay`.
+pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
+    let size = BoardSize::from_n(args.size)
+        .ok_or_else(|| anyhow!("--size {} is not one of 4, 6, 8, 10, 12", args.size))?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cfg = SelfPlay {
+        size,
+        games: args.games,
+        shard: parse_shard(&args.shard)?,
+        seed: args.seed,
+        nodes: args.nodes,
+        opening_plies: args.openings,
+        max_plies: args.max_plies,
+        threads,
+        engine: EngineConfig {
+            hash_mb: args.hash.max(1),
+            ..EngineConfig::default()
+        },
+    };
+    let mut out = Writer::append(&args.out, size)?;
+    let start = Instant::now();
+    let stop = AtomicBool::new(false);
+    let done = run(&cfg, &mut out, &stop, &mut |p| {
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        let rate = p.games as f64 / secs;
+        let eta = (p.total - p.games) as f64 / rate.max(1e-9);
+        eprint!(
+            "\rselfplay: {}/{} games, {:.1} games/s, {} positions, ETA {:.0} s   ",
+            p.games, p.total, rate, p.records, eta
+        );
+    })
+    .with_context(|| format!("writing {}", args.out.display()))?;
+    eprintln!();
+    println!(
+        "{} games, {} positions written to {} in {:.1} s",
+        done.games,
+        done.records,
+        args.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

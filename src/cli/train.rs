@@ -1,0 +1,118 @@
+//! `checkersbot train`: fits the learned evaluation to self-play data and writes a weights file.
+
+use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::eval::LearnedWeights;
+use checkersbot::learn::data::read_all;
+use checkersbot::learn::train::{train, TrainConfig};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Data files written by `checkersbot selfplay` (all of one board size).
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<PathBuf>,
+    /// The weights file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Start from these weights instead of the hand evaluation's global weights.
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 20)]
+    epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = 16384)]
+    batch: usize,
+    /// Adam step size (hundredths of a man).
+    #[arg(long, default_value_t = 1.0)]
+    lr: f32,
+    /// Weight of the game result in the target; the rest is the search score.
+    #[arg(long, default_value_t = 0.5)]
+    lambda: f32,
+    /// L2 penalty on the pattern weights.
+    #[arg(long, default_value_t = 1e-4)]
+    l2: f32,
+    /// Fraction of the positions held out for validation (the last games of the data).
+    #[arg(long, default_value_t = 0.05)]
+    valid: f32,
+    /// The logistic scale K (default: fitted to the search scores).
+    #[arg(long)]
+    k: Option<f32>,
+    /// Seed of the shuffling.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Runs `train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let start = Instant::now();
+    let mut records = Vec::new();
+    let mut size: Option<checkersbot::rules::geometry::BoardSize> = None;
+    for path in &args.data {
+        let (s, mut r) = read_all(path)?;
+        if size.is_some_and(|x| x != s) {
+            return Err(anyhow!(
+                "{} holds {s} positions; the other files are {}",
+                path.display(),
+                size.map_or_else(String::new, |x| x.to_string())
+            ));
+        }
+        size = Some(s);
+        records.append(&mut r);
+    }
+    let size = size.ok_or_else(|| anyhow!("no data"))?;
+    if records.is_empty() {
+        return Err(anyhow!("the data files hold no positions"));
+    }
+    let init = match &args.init {
+        Some(p) => {
+            let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+            LearnedWeights::from_bytes_for(&bytes, size)
+                .with_context(|| format!("cannot start from {}", p.display()))?
+        }
+        None => LearnedWeights::initial(size),
+    };
+    let cfg = TrainConfig {
+        epochs: args.epochs,
+        batch: args.batch,
+        lr: args.lr,
+        lambda: args.lambda,
+        l2: args.l2,
+        valid: args.valid,
+        k: args.k,
+        seed: args.seed,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    };
+    println!(
+        "{} positions ({size}) read in {:.1} s; {:.0}% held out for validation",
+        records.len(),
+        start.elapsed().as_secs_f64(),
+        cfg.valid * 100.0
+    );
+    let w = train(size, &records, &init, &cfg, &mut |r| {
+        println!(
+            "epoch {:3}: train loss {:.5}  validation loss {:.5}  ({:.1} s)",
+            r.epoch,
+            r.train_loss,
+            r.valid_loss,
+            start.elapsed().as_secs_f64()
+        );
+    });
+    std::fs::write(&args.out, w.to_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "K = {:.1}; weights written to {} in {:.1} s",
+        w.k,
+        args.out.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

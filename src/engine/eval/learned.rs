@@ -1,0 +1,557 @@
+//! The learned evaluation: Scan-style region patterns plus a few global features, with weights
+//! fitted to self-play games (`checkersbot train`).
+//!
+//! **Features**, all from the player's (`p`'s) side, then negated when the bot is to move:
+//!
+//! - *Patterns*: the board is covered by overlapping 4x4 regions whose top-left corners are on
+//!   even rows and columns (9 on 8x8, 16 on 10x10, 25 on 12x12, 4 on 6x6, 1 on 4x4). A region holds
+//!   8 playable squares; the men on them (empty, own man, enemy man) form a base-3 index into the
+//!   region's table of 6,561 weights. Each region is read twice with the same table: as the player
+//!   sees it (weight added) and, rotated 180 degrees with the colours swapped, as the bot sees it
+//!   (weight subtracted). So a position and its colour-mirrored twin score exact negatives.
+//! - *Global features*, each the player's count minus the bot's ([`Dense`]): men, kings, men on the
+//!   home row while the enemy has men, men's and kings' steps, runaway men, trapped kings,
+//!   advancement, a trade-down term and the endgame driving of the hand evaluation.
+//!
+//! Every weight exists twice, for the opening and for the endgame; a position's score blends them
+//! by the number of pieces on the board (all pieces: opening; none: endgame).
+//!
+//! **Weights file** (little-endian): the magic `CBEV`, the format version (`u16`, now 1), the board
+//! size (`u8`), a zero byte, the number of regions (`u16`), the number of global features (`u16`),
+//! the logistic scale `K` the weights were fitted with (`f32`), an FNV-1a 64 checksum of the
+//! weights (`u64`), eight zero bytes; then the opening weights and the endgame weights, each as
+//! `regions * 6561 + globals` `i16` in eighths of a hundredth of a man.
+
+use super::Evaluator;
+use crate::rules::bitboard::Bits;
+use crate::rules::geometry::{BoardSize, Coord, Geometry};
+use crate::rules::position::{shift, Position, Side};
+use thiserror::Error;
+
+/// Entries of one region's table: 3 states on 8 squares.
+pub const REGION_ENTRIES: usize = 6561;
+/// Squares of a region.
+const REGION_SQUARES: usize = 8;
+/// Weights are stored in eighths of a hundredth of a man.
+pub const WEIGHT_SCALE: i32 = 8;
+/// The file's magic bytes.
+pub const MAGIC: [u8; 4] = *b"CBEV";
+/// The format version this code writes and reads.
+pub const VERSION: u16 = 1;
+const HEADER_LEN: usize = 32;
+
+/// The global features, in their order after the pattern weights.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Dense {
+    /// Men.
+    Men,
+    /// Kings.
+    Kings,
+    /// Men on the home row while the enemy has men.
+    BackRank,
+    /// Steps the men can make.
+    ManMobility,
+    /// Steps the kings can make.
+    KingMobility,
+    /// Men with a free path to the crowning row (the hand evaluation's count).
+    Runaway,
+    /// Kings with no step.
+    TrappedKings,
+    /// Rows the men have advanced (scaled to the board size).
+    Advance,
+    /// The material lead in men, times 64, over the pieces on the board (trading down when ahead).
+    Trade,
+    /// The hand evaluation's endgame driving for the side ahead.
+    Endgame,
+}
+
+impl Dense {
+    /// Every global feature, in order.
+    pub const ALL: [Dense; 10] = [
+        Dense::Men,
+        Dense::Kings,
+        Dense::BackRank,
+        Dense::ManMobility,
+        Dense::KingMobility,
+        Dense::Runaway,
+        Dense::TrappedKings,
+        Dense::Advance,
+        Dense::Trade,
+        Dense::Endgame,
+    ];
+
+    /// The starting weight in hundredths of a man (the hand evaluation's, where it has one).
+    pub fn initial_cp(self) -> f32 {
+        match self {
+            Dense::Men => 100.0,
+            Dense::Kings => 130.0,
+            Dense::BackRank => 12.0,
+            Dense::ManMobility | Dense::KingMobility => 4.0,
+            Dense::Runaway => 30.0,
+            Dense::TrappedKings | Dense::Advance => 0.0,
+            Dense::Trade => 1200.0 / 64.0,
+            Dense::Endgame => 3.0,
+        }
+    }
+}
+
+/// Number of global features.
+pub const DENSE: usize = Dense::ALL.len();
+
+/// Number of regions on an `n`x`n` board.
+pub fn regions(size: BoardSize) -> usize {
+    let per_side = (size.n() - 4) / 2 + 1;
+    per_side * per_side
+}
+
+/// Weights of one phase on a board size: the regions' tables, then the global features.
+pub fn params_per_phase(size: BoardSize) -> usize {
+    regions(size) * REGION_ENTRIES + DENSE
+}
+
+/// What is wrong with a weights file.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum WeightsError {
+    /// Not a weights file at all.
+    #[error("not a checkersbot evaluation weights file (no CBEV header)")]
+    NotWeights,
+    /// Another format version.
+    #[error("weights format version {found}; this program reads version {VERSION}")]
+    Version {
+        /// The file's version.
+        found: u16,
+    },
+    /// Weights for another board size.
+    #[error("the weights are for {found}, not {wanted}")]
+    WrongSize {
+        /// The file's size.
+        found: String,
+        /// The size asked for.
+        wanted: String,
+    },
+    /// Shape or length does not fit the header.
+    #[error("the weights file is truncated or malformed: {0}")]
+    Malformed(String),
+    /// The checksum does not match: the file is damaged.
+    #[error("the weights file is corrupt (checksum {found:016x}, expected {expected:016x})")]
+    Checksum {
+        /// Computed from the data.
+        found: u64,
+        /// From the header.
+        expected: u64,
+    },
+}
+
+/// Learned weights for one board size.
+#[derive(Clone)]
+pub struct LearnedWeights {
+    /// The board size they are for.
+    pub size: BoardSize,
+    /// The logistic scale they were fitted with (for information).
+    pub k: f32,
+    /// Opening weights, eighths of a hundredth of a man.
+    pub open: Vec<i16>,
+    /// Endgame weights.
+    pub end: Vec<i16>,
+}
+
+impl std::fmt::Debug for LearnedWeights {
+    /// A summary: the weights themselves are too many to print.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sum = fnv1a(&self.to_bytes()[HEADER_LEN..]);
+        write!(
+            f,
+            "LearnedWeights {{ size: {}, k: {}, weights: {} per phase, checksum {sum:016x} }}",
+            self.size,
+            self.k,
+            self.open.len()
+        )
+    }
+}
+
+impl PartialEq for LearnedWeights {
+    fn eq(&self, other: &Self) -> bool {
+        self.size == other.size
+            && self.k.to_bits() == other.k.to_bits()
+            && self.open == other.open
+            && self.end == other.end
+    }
+}
+
+impl Eq for LearnedWeights {}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl LearnedWeights {
+    /// Weights from values in hundredths of a man (rounded to the stored resolution).
+    pub fn from_cp(size: BoardSize, k: f32, open: &[f32], end: &[f32]) -> LearnedWeights {
+        let q = |w: &[f32]| {
+            w.iter()
+                .map(|&x| {
+                    (x * WEIGHT_SCALE as f32)
+                        .round()
+                        .clamp(i16::MIN as f32, i16::MAX as f32) as i16
+                })
+                .collect()
+        };
+        LearnedWeights {
+            size,
+            k,
+            open: q(open),
+            end: q(end),
+        }
+    }
+
+    /// The starting point of training: the hand evaluation's global weights, empty patterns.
+    pub fn initial(size: BoardSize) -> LearnedWeights {
+        let mut w = vec![0.0; params_per_phase(size)];
+        let base = regions(size) * REGION_ENTRIES;
+        for (i, d) in Dense::ALL.iter().enumerate() {
+            w[base + i] = d.initial_cp();
+        }
+        LearnedWeights::from_cp(size, 0.0, &w, &w)
+    }
+
+    /// The file's bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(4 * self.open.len());
+        for w in self.open.iter().chain(&self.end) {
+            payload.extend_from_slice(&w.to_le_bytes());
+        }
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.push(self.size.n() as u8);
+        out.push(0);
+        out.extend_from_slice(&(regions(self.size) as u16).to_le_bytes());
+        out.extend_from_slice(&(DENSE as u16).to_le_bytes());
+        out.extend_from_slice(&self.k.to_le_bytes());
+        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        out.extend_from_slice(&[0; HEADER_LEN - 24]);
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads a weights file's bytes, checking everything the header says.
+    pub fn from_bytes(bytes: &[u8]) -> Result<LearnedWeights, WeightsError> {
+        if bytes.len() < HEADER_LEN || bytes[..4] != MAGIC {
+            return Err(WeightsError::NotWeights);
+        }
+        let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+        let version = u16_at(4);
+        if version != VERSION {
+            return Err(WeightsError::Version { found: version });
+        }
+        let size = BoardSize::from_n(usize::from(bytes[6]))
+            .ok_or_else(|| WeightsError::Malformed(format!("board size {}", bytes[6])))?;
+        let (r, d) = (usize::from(u16_at(8)), usize::from(u16_at(10)));
+        if r != regions(size) || d != DENSE {
+            return Err(WeightsError::Malformed(format!(
+                "{r} regions and {d} global features do not fit {size} (expected {} and {DENSE})",
+                regions(size)
+            )));
+        }
+        let k = f32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&bytes[16..24]);
+        let expected = u64::from_le_bytes(sum);
+        let payload = &bytes[HEADER_LEN..];
+        let per = params_per_phase(size);
+        if payload.len() != 4 * per {
+            return Err(WeightsError::Malformed(format!(
+                "{} bytes of weights, expected {}",
+                payload.len(),
+                4 * per
+            )));
+        }
+        let found = fnv1a(payload);
+        if found != expected {
+            return Err(WeightsError::Checksum { found, expected });
+        }
+        let all: Vec<i16> = payload
+            .chunks_exact(2)
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        Ok(LearnedWeights {
+            size,
+            k,
+            open: all[..per].to_vec(),
+            end: all[per..].to_vec(),
+        })
+    }
+
+    /// Reads weights for `size`, refusing weights made for another size.
+    pub fn from_bytes_for(bytes: &[u8], size: BoardSize) -> Result<LearnedWeights, WeightsError> {
+        let w = LearnedWeights::from_bytes(bytes)?;
+        if w.size != size {
+            return Err(WeightsError::WrongSize {
+                found: w.size.to_string(),
+                wanted: size.to_string(),
+            });
+        }
+        Ok(w)
+    }
+}
+
+/// Where every region's squares are: a region has two adjacent playable squares on each of its
+/// four rows, which are two adjacent bits of the padded layout, so a region is read as four 2-bit
+/// chunks. `player` holds the chunks' shifts as the player sees the region; `bot` the shifts of the
+/// region turned 180 degrees (its chunks read right to left).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Regions {
+    player: Vec<[u32; 4]>,
+    bot: Vec<[u32; 4]>,
+}
+
+impl Regions {
+    pub(super) fn new(n: usize) -> Regions {
+        let mut out = Regions::default();
+        let first = |r: usize, c0: usize| {
+            (c0..c0 + 4)
+                .find_map(|c| Coord::new(r as u8, c as u8).to_square(n))
+                .map_or(0, |s| u32::from(s.0))
+        };
+        let mut r0 = 0;
+        while r0 + 4 <= n {
+            let mut c0 = 0;
+            while c0 + 4 <= n {
+                let mut p = [0; 4];
+                let mut b = [0; 4];
+                for i in 0..4 {
+                    p[i] = first(r0 + i, c0);
+                    b[i] = first(n - 1 - (r0 + i), n - 4 - c0);
+                }
+                out.player.push(p);
+                out.bot.push(b);
+                c0 += 2;
+            }
+            r0 += 2;
+        }
+        out
+    }
+}
+
+/// Base-3 value of an 8-bit mask: bit `i` counts `3^i`.
+const fn base3_table() -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut v = 0u16;
+        let mut p = 1u16;
+        let mut i = 0;
+        while i < REGION_SQUARES {
+            if m & (1 << i) != 0 {
+                v += p;
+            }
+            p *= 3;
+            i += 1;
+        }
+        t[m] = v;
+        m += 1;
+    }
+    t
+}
+
+static BASE3: [u16; 256] = base3_table();
+/// A 2-bit chunk read right to left.
+const REVERSE2: [usize; 4] = [0, 2, 1, 3];
+
+#[inline(always)]
+fn region_index<B: Bits>(shifts: &[u32; 4], own: B, enemy: B, reversed: bool) -> usize {
+    let (mut o, mut e) = (0usize, 0usize);
+    for (i, &s) in shifts.iter().enumerate() {
+        let (a, b) = if reversed {
+            (REVERSE2[own.two_bits(s)], REVERSE2[enemy.two_bits(s)])
+        } else {
+            (own.two_bits(s), enemy.two_bits(s))
+        };
+        o |= a << (2 * i);
+        e |= b << (2 * i);
+    }
+    usize::from(BASE3[o]) + 2 * usize::from(BASE3[e])
+}
+
+impl<G: Geometry> Evaluator<G> {
+    /// Calls `f(index, value)` for every active feature of `pos`, from the player's side: the
+    /// weight at `index` (within one phase) counts `value` times.
+    pub fn features(&self, pos: &Position<G>, f: &mut impl FnMut(usize, i32)) {
+        let pm = pos.men(Side::Player);
+        let bm = pos.men(Side::Bot);
+        for (r, (p, b)) in self
+            .regions
+            .player
+            .iter()
+            .zip(&self.regions.bot)
+            .enumerate()
+        {
+            let base = r * REGION_ENTRIES;
+            f(base + region_index(p, pm, bm, false), 1);
+            f(base + region_index(b, bm, pm, true), -1);
+        }
+        let base = self.regions.player.len() * REGION_ENTRIES;
+        let d = |side: Side| self.dense(pos, side);
+        let (dp, db) = (d(Side::Player), d(Side::Bot));
+        for i in 0..DENSE {
+            let v = dp[i] - db[i];
+            if v != 0 {
+                f(base + i, v);
+            }
+        }
+        // Trade and endgame are whole-board terms, signed for the player.
+        let (mp, _) = pos.material(Side::Player);
+        let (mb, _) = pos.material(Side::Bot);
+        let (kp, kb) = (
+            pos.kings_of(Side::Player).popcount() as i32,
+            pos.kings_of(Side::Bot).popcount() as i32,
+        );
+        let lead = (mp as i32 - mb as i32) + (kp - kb);
+        let pieces = pos.occupied().popcount() as i32;
+        if lead != 0 && pieces > 0 {
+            f(base + Dense::Trade as usize, lead * 64 / pieces);
+        }
+        let lead_cp = self.material(pos, Side::Player) - self.material(pos, Side::Bot);
+        if lead_cp.abs() >= self.w.man / 2 {
+            let few = pieces as usize <= G::N || (pos.kings & pos.occupied()) == pos.occupied();
+            if few {
+                let strong = if lead_cp > 0 { Side::Player } else { Side::Bot };
+                let e = self.endgame_drive(pos, strong);
+                if e != 0 {
+                    f(
+                        base + Dense::Endgame as usize,
+                        if strong == Side::Player { e } else { -e },
+                    );
+                }
+            }
+        }
+    }
+
+    /// One side's global feature counts (trade and endgame are left at 0: see [`Self::features`]).
+    fn dense(&self, pos: &Position<G>, side: Side) -> [i32; DENSE] {
+        let n = G::N;
+        let men = pos.men(side);
+        let kings = pos.kings_of(side);
+        let empty = pos.empty_squares();
+        let (f0, f1) = match side {
+            Side::Player => (0, 1),
+            Side::Bot => (2, 3),
+        };
+        let mut out = [0; DENSE];
+        out[Dense::Men as usize] = men.popcount() as i32;
+        out[Dense::Kings as usize] = kings.popcount() as i32;
+        if !pos.men(side.opponent()).is_empty() {
+            out[Dense::BackRank as usize] = (men & self.row_from_home(side, 0)).popcount() as i32;
+        }
+        out[Dense::ManMobility as usize] = ((shift::<G>(men, f0) & empty).popcount()
+            + (shift::<G>(men, f1) & empty).popcount())
+            as i32;
+        let mut free = G::B::ZERO;
+        let mut km = 0;
+        for d in 0..4 {
+            let to = shift::<G>(kings, d) & empty;
+            km += to.popcount();
+            // Kings that can step in direction d: shift the targets back.
+            free |= shift::<G>(to, 3 - d);
+        }
+        out[Dense::KingMobility as usize] = km as i32;
+        out[Dense::TrappedKings as usize] = (kings & !free).popcount() as i32;
+        out[Dense::Runaway as usize] = self.runaways(pos, side);
+        let mut adv = 0;
+        for k in 1..n {
+            let c = (men & self.row_from_home(side, k)).popcount() as i32;
+            adv += c * (k as i32 * 8 / n as i32);
+        }
+        out[Dense::Advance as usize] = adv;
+        out
+    }
+
+    /// Pieces on the board and the number at the start (for the phase blend).
+    pub fn phase(&self, pos: &Position<G>) -> (i32, i32) {
+        let full = (G::N * G::SIZE.start_rows()) as i32;
+        (pos.occupied().popcount() as i32, full.max(1))
+    }
+
+    /// The learned score of `pos` for the player, in hundredths of a man.
+    pub fn learned_for_player(&self, w: &LearnedWeights, pos: &Position<G>) -> i32 {
+        let (mut so, mut se) = (0i32, 0i32);
+        self.features(pos, &mut |i, v| {
+            so += i32::from(w.open[i]) * v;
+            se += i32::from(w.end[i]) * v;
+        });
+        let (p, full) = self.phase(pos);
+        let p = p.min(full);
+        (so * p + se * (full - p)) / (full * WEIGHT_SCALE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::geometry::G8;
+
+    fn sample_weights(size: BoardSize) -> LearnedWeights {
+        let per = params_per_phase(size);
+        let open: Vec<f32> = (0..per).map(|i| ((i * 7919) % 41) as f32 - 20.0).collect();
+        let end: Vec<f32> = (0..per)
+            .map(|i| ((i * 104_729) % 37) as f32 - 18.0)
+            .collect();
+        LearnedWeights::from_cp(size, 123.5, &open, &end)
+    }
+
+    #[test]
+    fn weights_files_round_trip_and_damage_is_refused() {
+        let w = sample_weights(BoardSize::S8);
+        let bytes = w.to_bytes();
+        assert_eq!(LearnedWeights::from_bytes(&bytes), Ok(w.clone()));
+        assert_eq!(
+            LearnedWeights::from_bytes_for(&bytes, BoardSize::S10),
+            Err(WeightsError::WrongSize {
+                found: "8x8".into(),
+                wanted: "10x10".into()
+            })
+        );
+        let mut corrupt = bytes.clone();
+        corrupt[HEADER_LEN + 1000] ^= 0x40;
+        assert!(matches!(
+            LearnedWeights::from_bytes(&corrupt),
+            Err(WeightsError::Checksum { .. })
+        ));
+        let mut version = bytes.clone();
+        version[4] = 9;
+        assert_eq!(
+            LearnedWeights::from_bytes(&version),
+            Err(WeightsError::Version { found: 9 })
+        );
+        assert_eq!(
+            LearnedWeights::from_bytes(b"CBSP not weights at all, a data file......"),
+            Err(WeightsError::NotWeights)
+        );
+        assert!(matches!(
+            LearnedWeights::from_bytes(&bytes[..bytes.len() - 2]),
+            Err(WeightsError::Malformed(_))
+        ));
+        let e = LearnedWeights::from_bytes(&corrupt)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("corrupt"), "{e}");
+    }
+
+    #[test]
+    fn the_initial_weights_score_material_like_the_hand_evaluation() {
+        let ev = Evaluator::<G8>::new(super::super::Weights::default());
+        let w = LearnedWeights::initial(BoardSize::S8);
+        let start = Position::<G8>::initial(Side::Player);
+        assert_eq!(ev.learned_for_player(&w, &start), 0);
+        // The bot a man down: the player is about a man ahead.
+        let mut pos = start;
+        let sq = crate::rules::geometry::Coord::new(0, 1)
+            .to_square(8)
+            .unwrap_or_else(|| unreachable!("A1 is playable"));
+        pos.put(sq, None);
+        let s = ev.learned_for_player(&w, &pos);
+        assert!((100..=160).contains(&s), "{s}");
+    }
+}

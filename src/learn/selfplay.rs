@@ -1,0 +1,273 @@
+//! Self-play: the engine plays itself from seeded random openings at a node budget per move, and
+//! every quiet position of every game (no capture pending for the side to move) becomes a training
+//! [`Record`] with the game's result and the search score.
+//!
+//! Game `g` of a run depends only on the seed and `g`, so a run is deterministic for its seed
+//! whatever the number of threads, and `--shard K/N` (games with `g % N == K`) splits the same run
+//! over machines with no overlap. Records are written game by game in game order.
+
+use crate::engine::{Engine, EngineConfig, Limits};
+use crate::learn::data::{DataError, Outcome, Record, Writer};
+use crate::rng::Rng;
+use crate::rules::any_size::AnyPosition;
+use crate::rules::game::{Game, Status};
+use crate::rules::geometry::BoardSize;
+use crate::rules::position::Side;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::sync::Arc;
+
+/// A self-play run.
+#[derive(Clone, Debug)]
+pub struct SelfPlay {
+    /// Board size.
+    pub size: BoardSize,
+    /// Games in the whole run (over all shards).
+    pub games: usize,
+    /// This shard (`k` of `n`): the games with `g % n == k`.
+    pub shard: (usize, usize),
+    /// Seed of the run.
+    pub seed: u64,
+    /// Nodes per move.
+    pub nodes: u64,
+    /// Random plies at the start of each game.
+    pub opening_plies: usize,
+    /// A game still going after this many plies is a draw.
+    pub max_plies: usize,
+    /// Worker threads (each with its own engine).
+    pub threads: usize,
+    /// The engine's configuration (evaluation, table size).
+    pub engine: EngineConfig,
+}
+
+/// One finished game's records.
+#[derive(Debug)]
+pub struct GameData {
+    /// The game's index in the run.
+    pub index: usize,
+    /// Its quiet positions.
+    pub records: Vec<Record>,
+    /// Plies played.
+    pub plies: usize,
+}
+
+fn game_seed(seed: u64, index: usize) -> u64 {
+    seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Plays game `index` of a run with `engine` (cleared first).
+pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData {
+    let mut rng = Rng::new(game_seed(run.seed, index));
+    engine.new_game();
+    let first = if rng.chance(1, 2) {
+        Side::Bot
+    } else {
+        Side::Player
+    };
+    let mut game = Game::new(AnyPosition::initial(run.size, first));
+    // The random opening: uniform legal moves, replayed if it ends the game.
+    for _ in 0..run.opening_plies {
+        let moves = game.current().legal_moves();
+        if moves.is_empty() || game.status().is_over() {
+            break;
+        }
+        let mv = moves[rng.below(moves.len())].clone();
+        game.play(&mv);
+    }
+    let limits = Limits {
+        nodes: Some(run.nodes),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut pending: Vec<(AnyPosition, i32, usize)> = Vec::new();
+    while !game.status().is_over() && game.plies() < run.max_plies {
+        let pos = *game.current();
+        let result = engine.search(&pos, &game.history_keys(), &limits, &stop, &mut |_| {});
+        let Some(mv) = result.best else { break };
+        if !pos.has_capture() {
+            pending.push((pos, result.info.score.0, game.plies()));
+        }
+        game.play(&mv);
+    }
+    let winner = match game.status() {
+        Status::Win { winner } => Some(winner),
+        _ => None,
+    };
+    let records = pending
+        .into_iter()
+        .map(|(pos, score, ply)| {
+            let outcome = match winner {
+                None => Outcome::Draw,
+                Some(w) if w == pos.side() => Outcome::Win,
+                Some(_) => Outcome::Loss,
+            };
+            Record::new(&pos, outcome, score, ply)
+        })
+        .collect();
+    GameData {
+        index,
+        records,
+        plies: game.plies(),
+    }
+}
+
+/// Progress of a run, reported after each game written.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// Games of this shard done.
+    pub games: usize,
+    /// Games of this shard in all.
+    pub total: usize,
+    /// Records written.
+    pub records: u64,
+}
+
+/// Plays this shard's games on `run.threads` threads and appends their records to `out` in game
+/// order. `stop` ends the run after the games in progress (whatever is written stays valid).
+pub fn run(
+    run: &SelfPlay,
+    out: &mut Writer,
+    stop: &AtomicBool,
+    on_progress: &mut dyn FnMut(&Progress),
+) -> Result<Progress, DataError> {
+    let (k, n) = run.shard;
+    let mine: Vec<usize> = (0..run.games).filter(|g| g % n.max(1) == k).collect();
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = channel::<GameData>();
+    let mut progress = Progress {
+        games: 0,
+        total: mine.len(),
+        records: 0,
+    };
+    std::thread::scope(|s| -> Result<(), DataError> {
+        for _ in 0..run.threads.max(1) {
+            let tx = tx.clone();
+            let next = Arc::clone(&next);
+            let mine = &mine;
+            s.spawn(move || {
+                let mut engine = Engine::new(run.engine.clone());
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&g) = mine.get(i) else { break };
+                    if tx.send(play_game(run, &mut engine, g)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Write in game order: hold games that finish early until those before them are in.
+        let mut waiting = BTreeMap::new();
+        let mut order = mine.iter();
+        let mut want = order.next();
+        for data in rx {
+            waiting.insert(data.index, data);
+            while let Some(g) = want {
+                let Some(data) = waiting.remove(g) else { break };
+                out.write(&data.records)?;
+                progress.games += 1;
+                progress.records += data.records.len() as u64;
+                on_progress(&progress);
+                want = order.next();
+            }
+        }
+        Ok(())
+    })?;
+    Ok(progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> SelfPlay {
+        SelfPlay {
+            size: BoardSize::S6,
+            games: 4,
+            shard: (0, 1),
+            seed: 5,
+            nodes: 300,
+            opening_plies: 2,
+            max_plies: 120,
+            threads: 2,
+            engine: EngineConfig {
+                hash_mb: 1,
+                ..EngineConfig::default()
+            },
+        }
+    }
+
+    #[test]
+    fn games_are_deterministic_and_records_are_quiet() {
+        let run = small();
+        let mut e1 = Engine::new(run.engine.clone());
+        let mut e2 = Engine::new(run.engine.clone());
+        let a = play_game(&run, &mut e1, 3);
+        let b = play_game(&run, &mut e2, 3);
+        assert_eq!(a.records, b.records);
+        assert!(!a.records.is_empty());
+        for r in &a.records {
+            assert!(!r.position().has_capture());
+            assert!(usize::from(r.ply) < a.plies);
+        }
+        // The outcome is the same game's result seen from each side to move.
+        let wins = a
+            .records
+            .iter()
+            .filter(|r| r.outcome == Outcome::Win)
+            .count();
+        let losses = a
+            .records
+            .iter()
+            .filter(|r| r.outcome == Outcome::Loss)
+            .count();
+        assert!(
+            (wins == 0) == (losses == 0),
+            "one side's win is the other's loss"
+        );
+    }
+
+    #[test]
+    fn shards_split_a_run_and_threads_do_not_change_it() {
+        let dir = std::env::temp_dir().join(format!("cb-selfplay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stop = AtomicBool::new(false);
+        let write = |name: &str, run: &SelfPlay| {
+            let path = dir.join(name);
+            let _ = std::fs::remove_file(&path);
+            let mut w = Writer::append(&path, run.size).unwrap();
+            super::run(run, &mut w, &stop, &mut |_| {}).unwrap();
+            crate::learn::data::read_all(&path).unwrap().1
+        };
+        let whole = write("whole", &small());
+        let one_thread = write(
+            "one",
+            &SelfPlay {
+                threads: 1,
+                ..small()
+            },
+        );
+        assert_eq!(whole, one_thread);
+        let a = write(
+            "a",
+            &SelfPlay {
+                shard: (0, 2),
+                ..small()
+            },
+        );
+        let b = write(
+            "b",
+            &SelfPlay {
+                shard: (1, 2),
+                ..small()
+            },
+        );
+        assert_eq!(a.len() + b.len(), whole.len());
+        assert!(a.iter().all(|r| whole.contains(r)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,98 @@
+//! Property tests of the learned evaluation: a position and its colour-mirrored twin (the board
+//! turned 180 degrees, the colours swapped, the other side to move) score exact negatives from a
+//! fixed side's point of view, on every board size, with weights that are all different.
+
+use checkersbot::engine::eval::{params_per_phase, LearnedWeights};
+use checkersbot::learn::train::learned_score;
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::position::{Piece, Side};
+use proptest::prelude::*;
+
+fn weights(size: BoardSize) -> LearnedWeights {
+    let per = params_per_phase(size);
+    let open: Vec<f32> = (0..per).map(|i| ((i * 7919) % 61) as f32 - 30.0).collect();
+    let end: Vec<f32> = (0..per)
+        .map(|i| ((i * 104_729) % 53) as f32 - 26.0)
+        .collect();
+    LearnedWeights::from_cp(size, 100.0, &open, &end)
+}
+
+/// A board from one choice per playable square (most squares empty); men never on their
+/// crowning row.
+fn board(size: BoardSize, cells: &[u8]) -> Grid {
+    let mut g = Grid::empty(size);
+    let n = size.n();
+    let coords: Vec<_> = g.playable().collect();
+    for (c, &x) in coords.iter().zip(cells) {
+        let piece = match x % 9 {
+            0 => Some((Side::Player, false)),
+            1 => Some((Side::Player, true)),
+            2 => Some((Side::Bot, false)),
+            3 => Some((Side::Bot, true)),
+            _ => None,
+        };
+        if let Some((side, king)) = piece {
+            let crowning = match side {
+                Side::Player => c.row == 0,
+                Side::Bot => usize::from(c.row) == n - 1,
+            };
+            g.set(
+                *c,
+                Some(Piece {
+                    side,
+                    king: king || crowning,
+                }),
+            );
+        }
+    }
+    g
+}
+
+fn twin(g: &Grid) -> Grid {
+    let mut t = g.rotated();
+    let coords: Vec<_> = t.playable().collect();
+    for c in coords {
+        let swapped = t.get(c).map(|p| Piece {
+            side: p.side.opponent(),
+            king: p.king,
+        });
+        t.set(c, swapped);
+    }
+    t
+}
+
+fn check(size: BoardSize, cells: &[u8], bot: bool) -> Result<(), TestCaseError> {
+    let w = weights(size);
+    let g = board(size, cells);
+    let side = if bot { Side::Bot } else { Side::Player };
+    let pos = AnyPosition::from_grid(&g, side);
+    let mirrored = AnyPosition::from_grid(&twin(&g), side.opponent());
+    // Each from its own side to move: equal. From a fixed side: exact negatives.
+    let (a, b) = (learned_score(&w, &pos), learned_score(&w, &mirrored));
+    let fixed = |s: i32, side: Side| if side == Side::Player { s } else { -s };
+    prop_assert_eq!(
+        fixed(a, side),
+        -fixed(b, side.opponent()),
+        "{} vs {}",
+        g.to_line(),
+        twin(&g).to_line()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool) {
+        check(BoardSize::S8, &cells, bot)?;
+    }
+
+    #[test]
+    fn mirrored_twins_score_exact_negatives_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), bot: bool, which in 0usize..4) {
+        let size = [BoardSize::S4, BoardSize::S6, BoardSize::S10, BoardSize::S12][which];
+        check(size, &cells, bot)?;
+    }
+}
