@@ -77,14 +77,7 @@ pub struct EngineArgs {
 
 /// The learned weights an `--eval` value names: `None` for `hand`, else the file's weights.
 pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>> {
-    if spec == "hand" {
-        return Ok(None);
-    }
-    let bytes =
-        std::fs::read(spec).with_context(|| format!("cannot read evaluation weights '{spec}'"))?;
-    let w = LearnedWeights::from_bytes(&bytes)
-        .with_context(|| format!("cannot use evaluation weights '{spec}'"))?;
-    Ok(Some(Arc::new(w)))
+    checkersbot::engine::eval::load_eval(spec).map_err(|e| anyhow!("--eval {e}"))
 }
 
 impl EngineArgs {

@@ -42,6 +42,9 @@ pub struct DaemonArgs {
     /// Search info lines: iterations, final or off.
     #[arg(long, default_value = "iterations")]
     pub info: String,
+    /// Evaluation: `hand` or a weights file written by `checkersbot train`.
+    #[arg(long, default_value = "hand")]
+    pub eval: String,
 }
 
 impl DaemonArgs {
@@ -56,6 +59,7 @@ impl DaemonArgs {
         }
         s.threads = self.threads.max(1);
         s.hash_mb = self.hash.max(1);
+        s.learned = super::common::load_eval(&self.eval)?;
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
                 Some(size) => initial_grid(size),

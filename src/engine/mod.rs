@@ -256,6 +256,11 @@ impl Engine {
         self.config.weights = weights;
     }
 
+    /// Evaluates with these learned weights (on their board size), or with the hand weights.
+    pub fn set_learned(&mut self, learned: Option<Arc<LearnedWeights>>) {
+        self.config.learned = learned;
+    }
+
     /// Sets or clears the seed for choosing among equal moves.
     pub fn set_seed(&mut self, seed: Option<u64>) {
         self.config.seed = seed;

@@ -15,6 +15,7 @@ use crate::robot::protocol::{
 use crate::robot::tracking::{
     camera_grid, squares_list, Diagnosis, Next, Observation, Reading, Rejection, Tracker,
 };
+use crate::engine::eval::{load_eval, LearnedWeights};
 use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
 use crate::rules::board::{initial_grid, Grid};
@@ -65,6 +66,8 @@ pub struct Settings {
     pub rotated: bool,
     /// Which search lines to write.
     pub info: InfoMode,
+    /// Learned evaluation weights (`None`: the hand evaluation).
+    pub learned: Option<Arc<LearnedWeights>>,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
@@ -84,6 +87,7 @@ impl Default for Settings {
             colour_only: false,
             rotated: false,
             info: InfoMode::Iterations,
+            learned: None,
             timing: true,
             transcript: false,
         }
@@ -123,6 +127,7 @@ struct Job {
     limits: Limits,
     threads: usize,
     hash_mb: usize,
+    learned: Option<Arc<LearnedWeights>>,
     new_game: bool,
 }
 
@@ -317,6 +322,13 @@ impl Daemon {
                     self.exiting = true;
                 }
             },
+            Command::Set(SetOption::Eval(spec)) => match load_eval(&spec) {
+                Ok(learned) => {
+                    self.settings.learned = learned;
+                    self.send(&Reply::Ok);
+                }
+                Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
+            },
             Command::Set(opt) => {
                 self.set(opt);
                 self.send(&Reply::Ok);
@@ -350,6 +362,8 @@ impl Daemon {
             SetOption::ColourOnly(b) => s.colour_only = b,
             SetOption::Rotated(b) => s.rotated = b,
             SetOption::Info(m) => s.info = m,
+            // Loaded (and checked) in `command`.
+            SetOption::Eval(_) => {}
         }
     }
 
@@ -489,6 +503,7 @@ impl Daemon {
             limits: self.settings.limits(),
             threads: self.settings.threads,
             hash_mb: self.settings.hash_mb,
+            learned: self.settings.learned.clone(),
             new_game: std::mem::take(&mut self.new_game),
         };
         if self.jobs.send(job).is_err() {
@@ -554,6 +569,7 @@ fn engine_thread(
             engine.set_hash_mb(job.hash_mb);
         }
         engine.set_threads(job.threads);
+        engine.set_learned(job.learned);
         if job.new_game {
             engine.new_game();
         }

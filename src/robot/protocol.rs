@@ -125,6 +125,8 @@ pub enum SetOption {
     Rotated(bool),
     /// Which search lines to write.
     Info(InfoMode),
+    /// The evaluation: `hand` or a weights file from `checkersbot train`.
+    Eval(String),
 }
 
 /// A protocol error's code: the second word of an `error` line.
@@ -320,6 +322,7 @@ impl SetOption {
                 SetOption::ColourOnly(on_off(value)?)
             }
             "rotated" => SetOption::Rotated(on_off(value)?),
+            "eval" => SetOption::Eval(value.to_string()),
             "info" => SetOption::Info(match value {
                 "iterations" => InfoMode::Iterations,
                 "final" => InfoMode::Final,
@@ -354,6 +357,7 @@ impl fmt::Display for SetOption {
             SetOption::ColourOnly(b) => write!(f, "colouronly {}", on(*b)),
             SetOption::Rotated(b) => write!(f, "rotated {}", on(*b)),
             SetOption::Info(m) => write!(f, "info {}", m.word()),
+            SetOption::Eval(e) => write!(f, "eval {e}"),
         }
     }
 }

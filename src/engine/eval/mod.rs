@@ -33,6 +33,18 @@ use crate::rules::position::{shift, Position, Side};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+/// The learned weights an evaluation choice names: `None` for `hand`, else the weights file at
+/// that path (read and checked; the error says what is wrong with it).
+pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>, String> {
+    if spec == "hand" {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(spec).map_err(|e| format!("cannot read '{spec}': {e}"))?;
+    LearnedWeights::from_bytes(&bytes)
+        .map(|w| Some(Arc::new(w)))
+        .map_err(|e| format!("'{spec}': {e}"))
+}
+
 /// A named evaluation term that can be switched off.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Term {
