@@ -234,11 +234,8 @@ pub fn train(
     let dense_from = per - crate::engine::eval::DENSE;
     let scale = crate::engine::eval::WEIGHT_SCALE as f32;
     let mut model = Model {
-        w: start
-            .open
-            .iter()
-            .chain(&start.end)
-            .map(|&x| f32::from(x) / scale)
+        w: (0..2)
+            .flat_map(|phase| (0..per).map(move |i| f32::from(start.pair(i)[phase]) / scale))
             .collect(),
         per,
     };
@@ -422,13 +419,13 @@ mod tests {
             &cfg,
             &mut |r| last = Some(r.clone()),
         );
-        let w = |v: &[i16], d: Dense| f32::from(v[base + d as usize]) / 8.0;
+        let w = |phase: usize, d: Dense| f32::from(got.pair(base + d as usize)[phase]) / 8.0;
         for (d, o, e) in [
             (Dense::Men, 90.0, 120.0),
             (Dense::Kings, 150.0, 200.0),
             (Dense::ManMobility, 6.0, 2.0),
         ] {
-            let (go, ge) = (w(&got.open, d), w(&got.end, d));
+            let (go, ge) = (w(0, d), w(1, d));
             assert!(
                 (go - o).abs() <= 0.15 * o + 1.0,
                 "{d:?} opening {go}, wanted {o}"

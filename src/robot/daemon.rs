@@ -7,6 +7,7 @@
 //! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
 //! flag, so the daemon keeps answering `ping` and `stop` while it searches.
 
+use crate::engine::eval::{load_eval, LearnedWeights};
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
@@ -15,7 +16,6 @@ use crate::robot::protocol::{
 use crate::robot::tracking::{
     camera_grid, squares_list, Diagnosis, Next, Observation, Reading, Rejection, Tracker,
 };
-use crate::engine::eval::{load_eval, LearnedWeights};
 use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
 use crate::rules::board::{initial_grid, Grid};

@@ -149,10 +149,9 @@ pub struct LearnedWeights {
     pub size: BoardSize,
     /// The logistic scale they were fitted with (for information).
     pub k: f32,
-    /// Opening weights, eighths of a hundredth of a man.
-    pub open: Vec<i16>,
-    /// Endgame weights.
-    pub end: Vec<i16>,
+    /// Each weight's opening and endgame values side by side (one memory access per feature),
+    /// eighths of a hundredth of a man.
+    pairs: Vec<[i16; 2]>,
 }
 
 impl std::fmt::Debug for LearnedWeights {
@@ -164,7 +163,7 @@ impl std::fmt::Debug for LearnedWeights {
             "LearnedWeights {{ size: {}, k: {}, weights: {} per phase, checksum {sum:016x} }}",
             self.size,
             self.k,
-            self.open.len()
+            self.pairs.len()
         )
     }
 }
@@ -173,8 +172,7 @@ impl PartialEq for LearnedWeights {
     fn eq(&self, other: &Self) -> bool {
         self.size == other.size
             && self.k.to_bits() == other.k.to_bits()
-            && self.open == other.open
-            && self.end == other.end
+            && self.pairs == other.pairs
     }
 }
 
@@ -189,21 +187,31 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 impl LearnedWeights {
     /// Weights from values in hundredths of a man (rounded to the stored resolution).
     pub fn from_cp(size: BoardSize, k: f32, open: &[f32], end: &[f32]) -> LearnedWeights {
-        let q = |w: &[f32]| {
-            w.iter()
-                .map(|&x| {
-                    (x * WEIGHT_SCALE as f32)
-                        .round()
-                        .clamp(i16::MIN as f32, i16::MAX as f32) as i16
-                })
-                .collect()
+        let q = |x: f32| {
+            (x * WEIGHT_SCALE as f32)
+                .round()
+                .clamp(i16::MIN as f32, i16::MAX as f32) as i16
         };
         LearnedWeights {
             size,
             k,
-            open: q(open),
-            end: q(end),
+            pairs: open.iter().zip(end).map(|(&o, &e)| [q(o), q(e)]).collect(),
         }
+    }
+
+    /// Opening and endgame values of weight `i` (within a phase), eighths of a hundredth of a man.
+    pub fn pair(&self, i: usize) -> [i16; 2] {
+        self.pairs[i]
+    }
+
+    /// Number of weights per phase.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether there are no weights (never, for weights of a board size).
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
     }
 
     /// The starting point of training: the hand evaluation's global weights, empty patterns.
@@ -218,9 +226,11 @@ impl LearnedWeights {
 
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(4 * self.open.len());
-        for w in self.open.iter().chain(&self.end) {
-            payload.extend_from_slice(&w.to_le_bytes());
+        let mut payload = Vec::with_capacity(4 * self.pairs.len());
+        for phase in 0..2 {
+            for w in &self.pairs {
+                payload.extend_from_slice(&w[phase].to_le_bytes());
+            }
         }
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(&MAGIC);
@@ -279,8 +289,11 @@ impl LearnedWeights {
         Ok(LearnedWeights {
             size,
             k,
-            open: all[..per].to_vec(),
-            end: all[per..].to_vec(),
+            pairs: all[..per]
+                .iter()
+                .zip(&all[per..])
+                .map(|(&o, &e)| [o, e])
+                .collect(),
         })
     }
 
@@ -431,7 +444,6 @@ impl<G: Geometry> Evaluator<G> {
 
     /// One side's global feature counts (trade and endgame are left at 0: see [`Self::features`]).
     fn dense(&self, pos: &Position<G>, side: Side) -> [i32; DENSE] {
-        let n = G::N;
         let men = pos.men(side);
         let kings = pos.kings_of(side);
         let empty = pos.empty_squares();
@@ -459,12 +471,11 @@ impl<G: Geometry> Evaluator<G> {
         out[Dense::KingMobility as usize] = km as i32;
         out[Dense::TrappedKings as usize] = (kings & !free).popcount() as i32;
         out[Dense::Runaway as usize] = self.runaways(pos, side);
-        let mut adv = 0;
-        for k in 1..n {
-            let c = (men & self.row_from_home(side, k)).popcount() as i32;
-            adv += c * (k as i32 * 8 / n as i32);
-        }
-        out[Dense::Advance as usize] = adv;
+        out[Dense::Advance as usize] = self.adv_planes[side.index()]
+            .iter()
+            .enumerate()
+            .map(|(b, &plane)| ((men & plane).popcount() as i32) << b)
+            .sum();
         out
     }
 
@@ -478,8 +489,9 @@ impl<G: Geometry> Evaluator<G> {
     pub fn learned_for_player(&self, w: &LearnedWeights, pos: &Position<G>) -> i32 {
         let (mut so, mut se) = (0i32, 0i32);
         self.features(pos, &mut |i, v| {
-            so += i32::from(w.open[i]) * v;
-            se += i32::from(w.end[i]) * v;
+            let [o, e] = w.pairs[i];
+            so += i32::from(o) * v;
+            se += i32::from(e) * v;
         });
         let (p, full) = self.phase(pos);
         let p = p.min(full);

@@ -173,6 +173,9 @@ pub struct Evaluator<G: Geometry> {
     coords: Vec<Coord>,
     /// The learned evaluation's regions.
     regions: learned::Regions,
+    /// Per side, bit planes of the advancement weight of each square (rows from home times 8 / n):
+    /// a man's weight is the sum of `1 << b` over the planes `b` holding its square.
+    adv_planes: [[G::B; 3]; 2],
     /// Learned weights: when set (and made for this size), they evaluate instead of `w`.
     learned: Option<Arc<LearnedWeights>>,
     _g: PhantomData<G>,
@@ -206,8 +209,24 @@ impl<G: Geometry> Evaluator<G> {
                 }
             }
         }
+        let mut adv_planes = [[G::B::ZERO; 3]; 2];
+        for side in [Side::Player, Side::Bot] {
+            for k in 1..n {
+                let row = match side {
+                    Side::Player => rows[n - 1 - k],
+                    Side::Bot => rows[k],
+                };
+                let weight = k * 8 / n;
+                for (b, plane) in adv_planes[side.index()].iter_mut().enumerate() {
+                    if weight & (1 << b) != 0 {
+                        *plane |= row;
+                    }
+                }
+            }
+        }
         Evaluator {
             w,
+            adv_planes,
             rows,
             centre,
             double_corners,
