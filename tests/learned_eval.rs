@@ -96,3 +96,27 @@ proptest! {
         check(size, &cells, bot)?;
     }
 }
+
+/// The committed weights load, are for 8x8, and play: a search with them finds a legal move.
+#[test]
+fn committed_weights_load_and_play() {
+    use checkersbot::engine::{Engine, EngineConfig, Limits};
+    use std::sync::atomic::AtomicBool;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8-gen1x.cbev");
+    let w = checkersbot::engine::eval::load_eval(path)
+        .expect("committed weights load")
+        .expect("a file, not hand");
+    assert_eq!(w.size, BoardSize::S8);
+    let mut engine = Engine::new(EngineConfig {
+        learned: Some(w),
+        ..EngineConfig::default()
+    });
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let limits = Limits {
+        depth: Some(6),
+        ..Limits::default()
+    };
+    let r = engine.search(&start, &[], &limits, &AtomicBool::new(false), &mut |_| {});
+    let best = r.best.expect("a move");
+    assert!(start.legal_moves().contains(&best));
+}

@@ -322,7 +322,7 @@ fn check_shot(line: &str, side: Side, expect: &str) {
     let after = p.play(&shot).unwrap();
     assert_eq!(after.legal_moves().len(), 1, "the reply is forced");
     let mut e = engine();
-    let r = search(&mut e, &p, &[], &movetime(300));
+    let r = search(&mut e, &p, &[], &depth(10));
     let best = r.best.clone().unwrap();
     assert_eq!(best.notation(), expect, "{:?}", r.info);
     assert!(r.info.score.0 >= 60, "score {}", r.info.score);
@@ -371,7 +371,7 @@ fn avoids_the_capture_that_is_taken_back() {
     let trade = p.play(&p.parse_move("E3 C1").unwrap()).unwrap();
     assert_eq!(trade.legal_moves().len(), 1, "the recapture is forced");
     let mut e = engine();
-    let r = search(&mut e, &p, &[], &movetime(300));
+    let r = search(&mut e, &p, &[], &depth(10));
     assert_eq!(r.best.clone().unwrap().notation(), "E3 C5");
     let end = play_pv(&p, &r);
     assert!(
