@@ -177,3 +177,50 @@ fn pdn_is_read_by_pydraughts() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `selfplay --eval FILE` plays with those weights (the next generation's data comes from the last
+/// generation): the same games differ from the hand evaluation's, the same weights give the same
+/// file twice, and a file that is not weights is refused before anything is written.
+#[test]
+fn selfplay_plays_with_the_weights_it_is_given() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-selfplay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let run = |eval: &str, name: &str| {
+        let out = dir.join(name);
+        let _ = std::fs::remove_file(&out);
+        let res = bin()
+            .args([
+                "selfplay",
+                "--games",
+                "3",
+                "--nodes",
+                "400",
+                "--threads",
+                "2",
+            ])
+            .args(["--seed", "7", "--eval", eval, "--out"])
+            .arg(&out)
+            .output()
+            .expect("binary runs");
+        (res, std::fs::read(&out).unwrap_or_default())
+    };
+    let weights = concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8-gen1x.cbev");
+    let (ok1, learned1) = run(weights, "a.cbsp");
+    let (ok2, learned2) = run(weights, "b.cbsp");
+    let (ok3, hand) = run("hand", "c.cbsp");
+    for r in [&ok1, &ok2, &ok3] {
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    assert!(learned1.len() > 100, "records written");
+    assert_eq!(learned1, learned2, "deterministic for a seed");
+    assert_ne!(learned1, hand, "the weights play other games");
+    let (bad, written) = run("Cargo.toml", "d.cbsp");
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--eval") && err.contains("Cargo.toml"),
+        "{err}"
+    );
+    assert!(written.is_empty(), "nothing written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -44,6 +44,10 @@ pub struct SelfPlayArgs {
     /// Transposition table MiB of each worker's engine.
     #[arg(long, default_value_t = 16)]
     hash: usize,
+    /// The players' evaluation: `hand` or a weights file written by `checkersbot train` (the
+    /// next generation's data comes from the last generation's weights).
+    #[arg(long, default_value = "hand")]
+    eval: String,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize)> {
@@ -74,6 +78,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         threads,
         engine: EngineConfig {
             hash_mb: args.hash.max(1),
+            learned: super::common::load_eval(&args.eval)?,
             ..EngineConfig::default()
         },
     };
