@@ -520,7 +520,8 @@ fn thousands_of_malformed_lines_leave_the_daemon_answering() {
         settings,
         std::io::Cursor::new(input),
         Box::new(sink.clone()),
-    );
+    )
+    .expect("a 16 MiB table");
     let out = sink.0.lock().unwrap().clone();
     let finals: Vec<&String> = out.iter().filter(|l| !l.starts_with("info ")).collect();
     eprintln!(
