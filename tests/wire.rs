@@ -532,6 +532,10 @@ fn thousands_of_malformed_lines_leave_the_daemon_answering() {
     assert_eq!(finals.len(), owed + 4, "one final reply per request");
     for l in &out {
         assert!(Reply::parse(l).is_ok(), "not a valid reply: {l}");
+        assert!(
+            l.bytes().all(|b| (0x20..=0x7e).contains(&b)),
+            "not printable ASCII: {l:?}"
+        );
     }
     let n = finals.len();
     assert_eq!(finals[n - 4], "pong");
