@@ -20,7 +20,8 @@ fn run(input: Vec<u8>) -> Vec<String> {
         settings,
         std::io::Cursor::new(input),
         Box::new(sink.clone()),
-    );
+    )
+    .expect("a 16 MiB table");
     let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
     lines
 }

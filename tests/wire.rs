@@ -520,7 +520,8 @@ fn thousands_of_malformed_lines_leave_the_daemon_answering() {
         settings,
         std::io::Cursor::new(input),
         Box::new(sink.clone()),
-    );
+    )
+    .expect("a 16 MiB table");
     let out = sink.0.lock().unwrap().clone();
     let finals: Vec<&String> = out.iter().filter(|l| !l.starts_with("info ")).collect();
     eprintln!(
@@ -531,6 +532,10 @@ fn thousands_of_malformed_lines_leave_the_daemon_answering() {
     assert_eq!(finals.len(), owed + 4, "one final reply per request");
     for l in &out {
         assert!(Reply::parse(l).is_ok(), "not a valid reply: {l}");
+        assert!(
+            l.bytes().all(|b| (0x20..=0x7e).contains(&b)),
+            "not printable ASCII: {l:?}"
+        );
     }
     let n = finals.len();
     assert_eq!(finals[n - 4], "pong");

@@ -16,7 +16,9 @@ before it:
         arm.execute(reply.move.path, reply.move.captures, reply.move.crown)
 
 Only the standard library is needed, except for serial links (`pip install pyserial`). The protocol
-promises exactly one final reply per request; `request` reads lines until it has it.
+promises exactly one final reply per request; `request` reads lines until it has it. After a
+restart of the arm controller, `repeat()` asks for the last final reply again (replies the link
+could not take while it was down are kept by the daemon and arrive when it is back).
 """
 
 from __future__ import annotations
@@ -194,6 +196,12 @@ class Client:
     def board(self, rows: str, side: str) -> Reply:
         """The board the camera sees (`side`: the side to move if the daemon cannot know it)."""
         return self.request(f"board {rows} {side}")
+
+    def repeat(self) -> Reply:
+        """The last final reply again (e.g. the last `move` after the arm controller restarted);
+        `error nothing-to-repeat` before any. A move still being searched is not repeated: it
+        follows on its own."""
+        return self.request("repeat")
 
     def quit(self) -> Reply:
         reply = self.request("quit")

@@ -46,6 +46,7 @@ class Parsing(unittest.TestCase):
 class AgainstTheDaemon(unittest.TestCase):
     def test_requests_get_their_final_replies(self):
         bot = daemon()
+        self.assertEqual(bot.repeat().code, "nothing-to-repeat")
         self.assertTrue(bot.hello().line.startswith("hello checkersbot "))
         self.assertEqual(bot.ping().kind, "pong")
         self.assertEqual(bot.set("movetime", "nonsense").code, "bad-option")
@@ -53,6 +54,9 @@ class AgainstTheDaemon(unittest.TestCase):
         reply = bot.board("_b_b/____/____/p_p_", "b")
         self.assertEqual(reply.kind, "move")
         self.assertTrue(all(i.startswith("info depth") for i in reply.infos), reply.infos)
+        again = bot.repeat()
+        self.assertEqual(again.line, reply.line)
+        self.assertEqual(again.move.path, reply.move.path)
         self.assertEqual(bot.quit().kind, "bye")
 
     def test_full_game_gives_the_golden_replies(self):

@@ -39,8 +39,8 @@ pub struct SearchBenchArgs {
     /// three less.
     #[arg(long, default_value_t = 12)]
     pub depth: u32,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table size in MiB (1 to 4096).
+    #[arg(long, default_value_t = 16, value_parser = super::common::hash_arg)]
     pub hash: usize,
     /// Also report the depth reached in a fixed time (see --movetime) from the 8x8 start position.
     #[arg(long)]
@@ -102,6 +102,7 @@ pub fn run(args: &SearchBenchArgs) -> Result<()> {
     if args.depth == 0 {
         bail!("--depth must be at least 1");
     }
+    super::common::check_table(args.hash, 2)?;
     let positions = positions()?;
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;

@@ -1,6 +1,7 @@
 //! Arguments and helpers shared by several subcommands.
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::bounds;
 use checkersbot::engine::eval::LearnedWeights;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
@@ -50,14 +51,39 @@ pub fn load_layout(path: &std::path::Path) -> Result<Grid> {
     Grid::parse_layout(&text).with_context(|| format!("bad layout {}", path.display()))
 }
 
+/// `--threads`: the range the protocol's `set threads` accepts too.
+pub fn threads_arg(text: &str) -> Result<usize, String> {
+    bounds::parse_in("threads", text, &bounds::THREADS)
+}
+
+/// `--hash`: the range the protocol's `set hash` accepts too.
+pub fn hash_arg(text: &str) -> Result<usize, String> {
+    bounds::parse_in("hash", text, &bounds::HASH_MB)
+}
+
+/// `--movetime` of the daemon: the range of `set movetime`.
+pub fn movetime_arg(text: &str) -> Result<u64, String> {
+    bounds::parse_in("movetime", text, &bounds::MOVETIME_MS)
+}
+
+/// `--depth` of the daemon: the range of `set depth`.
+pub fn depth_arg(text: &str) -> Result<u32, String> {
+    bounds::parse_in("depth", text, &bounds::DEPTH)
+}
+
+/// Refuses a table the machine cannot hold now, before anything is allocated.
+pub fn check_table(hash_mb: usize, threads: usize) -> Result<()> {
+    checkersbot::engine::check_room(hash_mb, threads, 0).map_err(|e| anyhow!("--{e}"))
+}
+
 /// Engine settings shared by the commands that search.
 #[derive(Args, Debug, Clone)]
 pub struct EngineArgs {
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (1 to 64).
+    #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table size in MiB (1 to 4096, and what the machine can hold).
+    #[arg(long, default_value_t = 16, value_parser = hash_arg)]
     pub hash: usize,
     /// Seed for choosing among equally good moves (omit for always the same choice).
     #[arg(long)]
@@ -99,6 +125,7 @@ impl EngineArgs {
             })?;
             weights = weights.without(term);
         }
+        check_table(self.hash, self.threads)?;
         Ok(checkersbot::engine::EngineConfig {
             hash_mb: self.hash,
             threads: self.threads.max(1),

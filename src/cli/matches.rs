@@ -71,14 +71,14 @@ pub struct MatchArgs {
     /// B plays the aggressive style.
     #[arg(long)]
     aggressive_b: bool,
-    /// A's search threads.
-    #[arg(long, default_value_t = 1)]
+    /// A's search threads (1 to 64).
+    #[arg(long, default_value_t = 1, value_parser = super::common::threads_arg)]
     threads_a: usize,
-    /// B's search threads.
-    #[arg(long, default_value_t = 1)]
+    /// B's search threads (1 to 64).
+    #[arg(long, default_value_t = 1, value_parser = super::common::threads_arg)]
     threads_b: usize,
-    /// Transposition table per engine (the student's too), MiB.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table per engine (the student's too), MiB (1 to 4096).
+    #[arg(long, default_value_t = 16, value_parser = super::common::hash_arg)]
     hash: usize,
     /// Random opening plies before the players take over (each opening is played twice, colours
     /// swapped).
@@ -234,6 +234,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         ),
     };
     let start = AnyPosition::from_grid(&grid, side);
+    // Two engines' tables at once.
+    super::common::check_table(args.hash * 2, args.threads_a + args.threads_b)?;
     let mut a = player(
         &PlayerArgs {
             kind: args.player_a,

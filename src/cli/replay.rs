@@ -2,7 +2,7 @@
 //! at a time (each answered before the next is read), and prints the replies.
 
 use super::serve::DaemonArgs;
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use checkersbot::robot::daemon::{replay, Settings};
 use checkersbot::robot::transport::WriterSink;
 use clap::Args;
@@ -30,6 +30,5 @@ pub fn run(args: &ReplayArgs) -> Result<()> {
     settings.timing = args.timing;
     let file = std::fs::File::open(&args.file)
         .with_context(|| format!("cannot open {}", args.file.display()))?;
-    replay(settings, file, Box::new(WriterSink(std::io::stdout())));
-    Ok(())
+    replay(settings, file, Box::new(WriterSink(std::io::stdout()))).map_err(|e| anyhow!("--{e}"))
 }

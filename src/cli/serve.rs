@@ -1,7 +1,9 @@
 //! `checkersbot serve`: the daemon over stdin/stdout or a serial device (see protocol/PROTOCOL.md).
 
+use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
+use checkersbot::robot::outbox::FlowControl;
 use checkersbot::robot::protocol::{parse_size, SetOption};
 use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
 use checkersbot::rules::board::{initial_grid, Grid};
@@ -12,17 +14,17 @@ use std::time::Duration;
 /// Daemon settings shared by `serve` and `replay`; unset values take the command's defaults.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DaemonArgs {
-    /// Time per bot move in milliseconds; 0 = no time limit [serve: 1000, replay: 0].
-    #[arg(long)]
+    /// Time per bot move in milliseconds (0 to 3600000); 0 = no time limit [serve: 1000, replay: 0].
+    #[arg(long, value_parser = movetime_arg)]
     pub movetime: Option<u64>,
-    /// Depth limit in plies; 0 = none [serve: 0, replay: 6].
-    #[arg(long)]
+    /// Depth limit in plies (0 to 100); 0 = none [serve: 0, replay: 6].
+    #[arg(long, value_parser = depth_arg)]
     pub depth: Option<u32>,
-    /// Search threads.
-    #[arg(long, default_value_t = 1)]
+    /// Search threads (1 to 64, as `set threads`).
+    #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table size in MiB (1 to 4096, as `set hash`, and what the machine can hold).
+    #[arg(long, default_value_t = 16, value_parser = hash_arg)]
     pub hash: usize,
     /// Start layout of `newgame`: a size (8, 8x8) or a layout file (e.g. layouts/10x10.board).
     #[arg(long)]
@@ -57,8 +59,8 @@ impl DaemonArgs {
         if let Some(d) = self.depth {
             s.depth = (d > 0).then_some(d);
         }
-        s.threads = self.threads.max(1);
-        s.hash_mb = self.hash.max(1);
+        s.threads = self.threads;
+        s.hash_mb = self.hash;
         s.learned = super::common::load_eval(&self.eval)?;
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
@@ -111,15 +113,18 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if let Some(set) = signals {
         signals::spawn_waiter(set, tx.clone());
     }
-    match &args.serial {
+    let finished = match &args.serial {
         None => {
             let daemon = Daemon::new(
                 settings,
                 Box::new(WriterSink(std::io::stdout())),
                 tx.clone(),
-            );
-            spawn_reader(tx, |deliver| transport::pump_stdin(deliver))?;
-            daemon.run(rx);
+            )
+            .map_err(|e| anyhow!("--{e}"))?;
+            spawn_reader(tx, daemon.flow_control(), |deliver| {
+                transport::pump_stdin(deliver)
+            })?;
+            daemon.run(rx)
         }
         Some(path) => {
             let cfg = SerialConfig {
@@ -127,23 +132,30 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 baud: args.baud,
             };
             let sink = SerialSink::default();
-            let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone());
-            spawn_reader(tx, move |deliver| {
+            let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
+                .map_err(|e| anyhow!("--{e}"))?;
+            spawn_reader(tx, daemon.flow_control(), move |deliver| {
                 transport::pump_serial(&cfg, &sink, deliver)
             })?;
-            daemon.run(rx);
+            daemon.run(rx)
         }
-    }
-    Ok(())
+    };
+    finished.map_err(|message| anyhow!(message))
 }
 
-fn spawn_reader<F>(tx: Sender<Event>, pump: F) -> Result<()>
+/// Starts the reader thread; it waits for room (see [`FlowControl`]) before each line it hands on.
+fn spawn_reader<F>(tx: Sender<Event>, flow: FlowControl, pump: F) -> Result<()>
 where
     F: FnOnce(&mut dyn FnMut(transport::Input) -> bool) + Send + 'static,
 {
     std::thread::Builder::new()
         .name("reader".into())
-        .spawn(move || pump(&mut |input| tx.send(Event::Input(input)).is_ok()))
+        .spawn(move || {
+            pump(&mut |input| {
+                flow.wait_for_room();
+                tx.send(Event::Input(input)).is_ok()
+            })
+        })
         .context("cannot start the reader thread")?;
     Ok(())
 }

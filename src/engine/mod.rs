@@ -33,7 +33,9 @@
 //! [`search`] (alpha-beta, generic over the board size); this module is their size-independent
 //! facade, with the limits and time management.
 
+pub mod bounds;
 pub mod eval;
+pub mod memory;
 pub mod search;
 pub mod tt;
 
@@ -42,7 +44,7 @@ pub use crate::engine::search::SearchParams;
 use crate::engine::search::{
     xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
 };
-use crate::engine::tt::Tt;
+use crate::engine::tt::{TableError, Tt};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Geometry;
 use crate::rules::position::{Move, Position};
@@ -225,6 +227,19 @@ impl Engine {
         }
     }
 
+    /// An engine with the given settings whose table is checked against the memory the machine
+    /// has ([`memory::table_room`]) and allocated with every page written, or the reason it
+    /// cannot be.
+    pub fn try_new(config: EngineConfig) -> Result<Engine, TableError> {
+        let tt = checked_table(config.hash_mb, config.threads, 0)?;
+        Ok(Engine {
+            tt,
+            rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
+            config,
+            params: SearchParams::default(),
+        })
+    }
+
     /// The settings.
     pub fn config(&self) -> &EngineConfig {
         &self.config
@@ -244,6 +259,31 @@ impl Engine {
     pub fn set_hash_mb(&mut self, mb: usize) {
         self.config.hash_mb = mb;
         self.tt = Tt::new(mb);
+    }
+
+    /// Resizes the transposition table after checking that the machine can hold it; returns the
+    /// time the allocation took. When refused, the old table is kept.
+    pub fn try_set_hash_mb(&mut self, mb: usize) -> Result<Duration, TableError> {
+        let start = Instant::now();
+        let old_bytes = self.tt.bytes() as u64;
+        check_room(mb, self.config.threads, old_bytes)?;
+        let old_mb = self.config.hash_mb;
+        // Release the old table first: both at once may not fit.
+        self.tt = Tt::new(0);
+        match Tt::try_new(mb, self.config.threads) {
+            Ok(tt) => {
+                self.tt = tt;
+                self.config.hash_mb = mb;
+                Ok(start.elapsed())
+            }
+            Err(e) => {
+                match Tt::try_new(old_mb, self.config.threads) {
+                    Ok(tt) => self.tt = tt,
+                    Err(e2) => tracing::error!("cannot restore the old table: {e2}; 1 KiB kept"),
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Sets the number of search threads (at least 1).
@@ -269,7 +309,14 @@ impl Engine {
 
     /// Forgets what earlier searches learned (call at a new game for reproducible results).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        self.clear_table();
+    }
+
+    /// Clears the table with the engine's threads; returns the time it took.
+    pub fn clear_table(&mut self) -> Duration {
+        let start = Instant::now();
+        self.tt.clear_with(self.config.threads);
+        start.elapsed()
     }
 
     /// Bytes of the transposition table.
@@ -299,6 +346,25 @@ impl Engine {
         let params = self.params;
         crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, stop, on_info, rng))
     }
+}
+
+/// Refuses a table of `mb` MiB that the machine cannot hold now (`current` bytes being freed
+/// first).
+pub fn check_room(mb: usize, threads: usize, current: u64) -> Result<(), TableError> {
+    let bytes = Tt::bytes_for(mb) as u64;
+    match memory::table_room(current, threads) {
+        Some((room, limit)) if bytes > room => Err(TableError::TooBig {
+            mib: mb,
+            room,
+            limit,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn checked_table(mb: usize, threads: usize, current: u64) -> Result<Tt, TableError> {
+    check_room(mb, threads, current)?;
+    Tt::try_new(mb, threads)
 }
 
 /// Expected time of the next iteration from the last two: the last one times their growth factor

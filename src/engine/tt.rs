@@ -85,18 +85,40 @@ impl std::fmt::Debug for Tt {
     }
 }
 
+/// A table that cannot be had.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// More than the machine can hold now (checked before allocating).
+    #[error(
+        "hash {mib} MiB does not fit: {} MiB available ({limit})",
+        room >> 20
+    )]
+    TooBig {
+        /// The size asked for.
+        mib: usize,
+        /// The most a table may take now, in bytes.
+        room: u64,
+        /// What limits it.
+        limit: crate::engine::memory::Limit,
+    },
+    /// The allocation failed.
+    #[error("hash {mib} MiB: cannot allocate {bytes} bytes")]
+    Alloc {
+        /// The size asked for.
+        mib: usize,
+        /// The bytes asked for.
+        bytes: usize,
+    },
+}
+
 /// Bytes per entry.
 pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
 
 impl Tt {
-    /// A table of at most `mib` MiB (at least 1 KiB; a power-of-two number of entries).
+    /// A table of at most `mib` MiB (at least 1 KiB; a power-of-two number of entries). Aborts
+    /// if the memory cannot be had; [`Tt::try_new`] checks first and fails cleanly instead.
     pub fn new(mib: usize) -> Tt {
-        let bytes = mib.saturating_mul(1 << 20).max(1024);
-        let mut entries = (bytes / ENTRY_BYTES).next_power_of_two();
-        if entries * ENTRY_BYTES > bytes {
-            entries /= 2;
-        }
-        let entries = entries.max(2);
+        let entries = Self::entries(mib);
         let mut slots = Vec::with_capacity(entries);
         slots.resize_with(entries, Slot::default);
         Tt {
@@ -106,6 +128,56 @@ impl Tt {
         }
     }
 
+    /// The number of entries of a table of at most `mib` MiB.
+    fn entries(mib: usize) -> usize {
+        let bytes = mib.saturating_mul(1 << 20).max(1024);
+        let mut entries = (bytes / ENTRY_BYTES).next_power_of_two();
+        if entries * ENTRY_BYTES > bytes {
+            entries /= 2;
+        }
+        entries.max(2)
+    }
+
+    /// The bytes a table of at most `mib` MiB takes.
+    pub fn bytes_for(mib: usize) -> usize {
+        Self::entries(mib) * ENTRY_BYTES
+    }
+
+    /// A table of at most `mib` MiB with every page written (so the memory is really there and
+    /// the first search does not pay for it), by `threads` threads; refused when it cannot be
+    /// allocated (an address-space limit, say). Call [`crate::engine::memory::table_room`] first
+    /// where the kernel overcommits memory: there the allocation succeeds and the process is
+    /// killed later when the pages are touched.
+    pub fn try_new(mib: usize, threads: usize) -> Result<Tt, TableError> {
+        let entries = Self::entries(mib);
+        let mut slots: Vec<Slot> = Vec::new();
+        slots
+            .try_reserve_exact(entries)
+            .map_err(|_| TableError::Alloc {
+                mib,
+                bytes: entries * ENTRY_BYTES,
+            })?;
+        let spare = &mut slots.spare_capacity_mut()[..entries];
+        let chunk = entries.div_ceil(threads.clamp(1, 64));
+        std::thread::scope(|scope| {
+            for part in spare.chunks_mut(chunk) {
+                scope.spawn(move || {
+                    for s in part {
+                        s.write(Slot::default());
+                    }
+                });
+            }
+        });
+        // SAFETY: the capacity is at least `entries` and the first `entries` elements were all
+        // initialised by the loop above (the chunks cover the slice; scope joined every thread).
+        unsafe { slots.set_len(entries) };
+        Ok(Tt {
+            slots,
+            mask: entries - 2,
+            generation: AtomicU64::new(0),
+        })
+    }
+
     /// Size in bytes.
     pub fn bytes(&self) -> usize {
         self.slots.len() * ENTRY_BYTES
@@ -113,9 +185,21 @@ impl Tt {
 
     /// Forgets everything.
     pub fn clear(&mut self) {
-        for s in &mut self.slots {
-            *s = Slot::default();
-        }
+        self.clear_with(1);
+    }
+
+    /// Forgets everything, with `threads` threads writing.
+    pub fn clear_with(&mut self, threads: usize) {
+        let chunk = self.slots.len().div_ceil(threads.clamp(1, 64));
+        std::thread::scope(|scope| {
+            for part in self.slots.chunks_mut(chunk) {
+                scope.spawn(move || {
+                    for s in part {
+                        *s = Slot::default();
+                    }
+                });
+            }
+        });
     }
 
     /// Starts a new search: older entries become preferred for replacement.
@@ -206,6 +290,24 @@ mod tests {
         tt.store(0xDEAD_BEEF_1234_5678, e);
         assert_eq!(tt.probe(0xDEAD_BEEF_1234_5678), Some(e));
         assert_eq!(tt.probe(0x1111_2222_3333_4444), None);
+    }
+
+    #[test]
+    fn a_checked_table_is_zeroed_and_cleared_by_several_threads() {
+        let mut tt = Tt::try_new(2, 3).unwrap();
+        assert_eq!(tt.bytes(), Tt::bytes_for(2));
+        assert_eq!(tt.probe(12345), None);
+        let e = Entry {
+            score: 5,
+            mv: 1,
+            depth: 3,
+            bound: Bound::Exact,
+        };
+        tt.store(12345, e);
+        assert_eq!(tt.probe(12345), Some(e));
+        tt.clear_with(3);
+        assert_eq!(tt.probe(12345), None);
+        assert!(tt.slots.iter().all(|s| s.data.load(Ordering::Relaxed) == 0));
     }
 
     #[test]

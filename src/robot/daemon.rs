@@ -1,14 +1,19 @@
 //! The daemon: the one owner of the game state. It receives [`Event`]s on a channel (input lines
-//! from a reader thread, search progress from the engine thread, signals), decides, and writes
-//! replies through its single [`LineSink`]. The rules it follows are those of
+//! from a reader thread, search progress from the engine thread, signals), decides, and queues
+//! replies on its single writer ([`Outbox`]), which writes them in order and keeps those the link
+//! cannot take now. The rules it follows are those of
 //! `protocol/PROTOCOL.md`: game tracking with inference of the opponent's move, arm-failure and
 //! misread diagnosis, unchanged boards, colour-only and rotated cameras, strict and lenient modes.
 //!
 //! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
-//! flag, so the daemon keeps answering `ping` and `stop` while it searches.
+//! flag, so the daemon keeps answering `ping` and `stop` while it searches. Its table is allocated
+//! (after a check that the machine can hold it) and cleared on that thread before `ok` is
+//! answered to `set hash`, `newgame` and `position`, never on a move's clock.
 
 use crate::engine::eval::{load_eval, LearnedWeights};
+use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
+use crate::robot::outbox::{FlowControl, Outbox};
 use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
     Setup,
@@ -25,7 +30,7 @@ use crate::rules::position::Side;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Everything the daemon reacts to, in the order it arrives.
 #[derive(Debug)]
@@ -38,7 +43,13 @@ pub enum Event {
     Progress(Info),
     /// The running search's result.
     SearchDone(SearchResult),
+    /// The output closed for good (a pipe whose reader has gone).
+    OutputClosed,
 }
+
+/// How long the daemon waits at its end for replies the link cannot take yet: it gives up when
+/// none could be written for this long.
+pub const FLUSH_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Time kept back from each move time for the daemon's own work and the write.
 pub const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
@@ -120,16 +131,34 @@ impl Settings {
     }
 }
 
-/// A job for the engine thread.
-struct Job {
+/// A search for the engine thread.
+struct SearchJob {
     pos: AnyPosition,
     history: Vec<u64>,
     limits: Limits,
+    /// When the `board` was read: the move time counts from here.
+    received: Instant,
     threads: usize,
-    hash_mb: usize,
     learned: Option<Arc<LearnedWeights>>,
     new_game: bool,
 }
+
+/// Work for the engine thread.
+enum Job {
+    Search(SearchJob),
+    /// Make the table this size (answered on the ready channel).
+    Resize {
+        mb: usize,
+        threads: usize,
+    },
+    /// Clear the table (answered on the ready channel).
+    Clear {
+        threads: usize,
+    },
+}
+
+/// The engine thread's answer to a [`Job::Resize`] or [`Job::Clear`]: the time it took.
+type Ready = Result<Duration, TableError>;
 
 /// A search in progress.
 #[derive(Debug)]
@@ -144,13 +173,20 @@ struct Pending {
 pub struct Daemon {
     settings: Settings,
     tracker: Tracker,
-    out: Box<dyn LineSink>,
+    out: Outbox,
     jobs: Sender<Job>,
+    ready: Receiver<Ready>,
     stop: Arc<AtomicBool>,
     pending: Option<Pending>,
     new_game: bool,
     exiting: bool,
     ack: Option<Sender<()>>,
+    /// The last final reply, for `repeat`.
+    last_final: Option<String>,
+    /// Why the daemon must end with a failure status.
+    fatal: Option<String>,
+    /// When the line being handled was received.
+    received: Instant,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -164,9 +200,15 @@ impl std::fmt::Debug for Daemon {
 
 impl Daemon {
     /// A daemon writing to `out`; `events` is the sender of the channel that [`Daemon::run`] will
-    /// read (the engine thread reports on it). Starts the engine thread.
-    pub fn new(settings: Settings, out: Box<dyn LineSink>, events: Sender<Event>) -> Daemon {
+    /// read (the engine thread reports on it). Allocates the table (refused when the machine
+    /// cannot hold it), then starts the engine and writer threads.
+    pub fn new(
+        settings: Settings,
+        out: Box<dyn LineSink>,
+        events: Sender<Event>,
+    ) -> Result<Daemon, TableError> {
         let (jobs, job_rx) = channel::<Job>();
+        let (ready_tx, ready) = channel::<Ready>();
         let stop = Arc::new(AtomicBool::new(false));
         let engine_stop = Arc::clone(&stop);
         let config = EngineConfig {
@@ -174,22 +216,46 @@ impl Daemon {
             threads: settings.threads,
             ..EngineConfig::default()
         };
+        let start = Instant::now();
+        let engine = Engine::try_new(config)?;
+        tracing::info!(
+            "transposition table: {} MiB allocated in {} ms",
+            settings.hash_mb,
+            start.elapsed().as_millis()
+        );
+        let closed = events.clone();
+        let engine_events = events;
         std::thread::Builder::new()
             .name("engine".into())
-            .spawn(move || engine_thread(config, job_rx, events, engine_stop))
+            .spawn(move || engine_thread(engine, job_rx, ready_tx, engine_events, engine_stop))
             .map_err(|e| tracing::error!("cannot start the engine thread: {e}"))
             .ok();
-        Daemon {
+        let out = Outbox::start(
+            out,
+            Box::new(move || {
+                closed.send(Event::OutputClosed).ok();
+            }),
+        );
+        Ok(Daemon {
             settings,
             tracker: Tracker::default(),
             out,
             jobs,
+            ready,
             stop,
             pending: None,
-            new_game: true,
+            new_game: false,
             exiting: false,
             ack: None,
-        }
+            last_final: None,
+            fatal: None,
+            received: Instant::now(),
+        })
+    }
+
+    /// The writer's flow control, for the reader (see [`crate::robot::outbox`]).
+    pub fn flow_control(&self) -> FlowControl {
+        self.out.flow_control()
     }
 
     /// Lockstep mode (replay): after each input line is fully answered, a `()` is sent on `ack`.
@@ -199,22 +265,34 @@ impl Daemon {
     }
 
     /// Handles events until `quit`, the end of input or a signal (after the reply to a request in
-    /// progress), or until every sender is gone.
-    pub fn run(mut self, events: Receiver<Event>) {
+    /// progress), or until every sender is gone; then writes the replies still waiting (giving up
+    /// after [`FLUSH_PATIENCE`] without progress). `Err` with a message when the daemon could not
+    /// work (a serial device that cannot be used): the process should end with a failure status.
+    pub fn run(mut self, events: Receiver<Event>) -> Result<(), String> {
         while let Ok(event) = events.recv() {
             self.handle(event);
             if self.exiting && self.pending.is_none() {
                 break;
             }
         }
+        let left = self.out.finish(FLUSH_PATIENCE);
+        if left > 0 {
+            tracing::error!("{left} replies were never written");
+        }
         tracing::info!("daemon exits");
+        match self.fatal {
+            Some(message) => Err(message),
+            None => Ok(()),
+        }
     }
 
     fn handle(&mut self, event: Event) {
         match event {
             Event::Input(Input::Line(line)) => {
+                self.received = Instant::now();
                 if self.settings.transcript {
-                    self.raw(&format!("> {line}"));
+                    // A transcript shows the input as it came (it is no protocol reply).
+                    self.raw(format!("> {line}"), true);
                 }
                 tracing::debug!("< {line}");
                 match Command::parse(&line) {
@@ -230,18 +308,31 @@ impl Daemon {
                     FrameError::NotUtf8 { .. } => ErrorCode::NotUtf8,
                 };
                 if self.settings.transcript {
-                    self.raw(&format!("> [{code}]"));
+                    self.raw(format!("> [{code}]"), true);
                 }
                 self.send(&ProtocolError::new(code, e.to_string()).reply());
                 self.ack_if_idle();
             }
             Event::Input(Input::End) => {
+                // A search under way finishes with its full budget and is answered first.
                 tracing::info!("end of input");
+                self.exiting = true;
+                self.ack_if_idle();
+            }
+            Event::Input(Input::Fatal(message)) => {
+                // Reported by the caller of `run`, which ends the process with a failure status.
+                self.fatal = Some(message);
                 self.begin_exit();
                 self.ack_if_idle();
             }
             Event::Signal(sig) => {
                 tracing::info!("signal {sig}: exiting");
+                self.begin_exit();
+            }
+            Event::OutputClosed => {
+                if !self.exiting {
+                    tracing::warn!("output closed; exiting");
+                }
                 self.begin_exit();
             }
             Event::Progress(info) => {
@@ -270,28 +361,25 @@ impl Daemon {
         }
     }
 
-    fn raw(&mut self, line: &str) {
-        match self.out.send_line(line) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                // Nobody reads our replies any more (the pipe's reader has gone): end cleanly
-                // rather than keep answering into the void.
-                if !self.exiting {
-                    tracing::warn!("output closed ({e}); exiting");
-                }
-                self.begin_exit();
-            }
-            Err(e) => tracing::warn!("cannot write '{line}': {e}"),
-        }
+    /// Queues a line; transcript echoes and final replies are never dropped, `info` lines may be.
+    fn raw(&mut self, line: String, is_final: bool) {
+        self.out.push(line, is_final);
     }
 
     fn send(&mut self, reply: &Reply) {
         let text = reply.to_string();
+        if reply.is_final() {
+            self.last_final = Some(text.clone());
+        }
+        self.send_text(text, reply.is_final());
+    }
+
+    fn send_text(&mut self, text: String, is_final: bool) {
         tracing::debug!("> {text}");
         if self.settings.transcript {
-            self.raw(&format!("< {text}"));
+            self.raw(format!("< {text}"), true);
         } else {
-            self.raw(&text);
+            self.raw(text, is_final);
         }
     }
 
@@ -304,6 +392,17 @@ impl Daemon {
         match cmd {
             Command::Hello => self.send(&Reply::hello()),
             Command::Ping => self.send(&Reply::Pong),
+            Command::Repeat => match self.last_final.clone() {
+                // Not recorded: `repeat` twice gives the same line twice.
+                Some(text) => self.send_text(text, true),
+                None => {
+                    let e = ProtocolError::new(
+                        ErrorCode::NothingToRepeat,
+                        "no final reply has been written yet",
+                    );
+                    self.send_text(e.reply().to_string(), true);
+                }
+            },
             Command::Stop => match &mut self.pending {
                 Some(p) => {
                     p.stops += 1;
@@ -329,6 +428,7 @@ impl Daemon {
                 }
                 Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
             },
+            Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
             Command::Set(opt) => {
                 self.set(opt);
                 self.send(&Reply::Ok);
@@ -353,7 +453,8 @@ impl Daemon {
             }
             SetOption::Depth(d) => s.depth = (d > 0).then_some(d),
             SetOption::Threads(t) => s.threads = t,
-            SetOption::Hash(mb) => s.hash_mb = mb,
+            // Resized in `set_hash`.
+            SetOption::Hash(_) => {}
             SetOption::Size(size) => {
                 s.size = size;
                 s.layout = None;
@@ -364,6 +465,69 @@ impl Daemon {
             SetOption::Info(m) => s.info = m,
             // Loaded (and checked) in `command`.
             SetOption::Eval(_) => {}
+        }
+    }
+
+    /// `set hash`: the table is allocated before `ok`, or refused (the old one kept) with what the
+    /// machine has.
+    fn set_hash(&mut self, mb: usize) {
+        if self.pending.is_some() {
+            return self.error(
+                ErrorCode::Busy,
+                "the table is in use by a search; set hash after its move",
+            );
+        }
+        if mb == self.settings.hash_mb {
+            return self.send(&Reply::Ok);
+        }
+        let threads = self.settings.threads;
+        match self.prepare(Job::Resize { mb, threads }) {
+            Ok(took) => {
+                tracing::info!(
+                    "transposition table: {mb} MiB allocated in {} ms",
+                    took.as_millis()
+                );
+                self.settings.hash_mb = mb;
+                self.send(&Reply::Ok);
+            }
+            Err(e) => {
+                tracing::warn!("set hash {mb} refused: {e}");
+                self.error(
+                    ErrorCode::BadOption,
+                    format!("{e}; the table stays {} MiB", self.settings.hash_mb),
+                );
+            }
+        }
+    }
+
+    /// Runs a table job on the (idle) engine thread and waits for it: `ok` follows only once the
+    /// table is ready. Input keeps queueing meanwhile.
+    fn prepare(&mut self, job: Job) -> Ready {
+        let gone = || TableError::Alloc { mib: 0, bytes: 0 };
+        if self.jobs.send(job).is_err() {
+            tracing::error!("the engine thread is gone");
+            return Err(gone());
+        }
+        self.ready.recv().map_err(|_| {
+            tracing::error!("the engine thread is gone");
+            gone()
+        })?
+    }
+
+    /// Clears the table for a new game before its `ok`.
+    fn clear_table(&mut self) {
+        let threads = self.settings.threads;
+        match self.prepare(Job::Clear { threads }) {
+            Ok(took) => {
+                self.new_game = false;
+                tracing::info!(
+                    "transposition table: {} MiB cleared in {} ms",
+                    self.settings.hash_mb,
+                    took.as_millis()
+                );
+            }
+            // The next search clears it then.
+            Err(_) => self.new_game = true,
         }
     }
 
@@ -382,7 +546,7 @@ impl Daemon {
         };
         self.settings.size = start.size();
         self.tracker.new_game(start);
-        self.new_game = true;
+        self.clear_table();
         self.send(&Reply::Ok);
     }
 
@@ -399,7 +563,7 @@ impl Daemon {
         };
         self.settings.size = grid.size();
         self.tracker.set_position(&grid, side);
-        self.new_game = true;
+        self.clear_table();
         self.send(&Reply::Ok);
     }
 
@@ -455,6 +619,21 @@ impl Daemon {
                     Reply::Move(mv).to_string().trim_start_matches("move ")
                 ),
             ),
+            Rejection::WrongPieceCrowned {
+                diffs,
+                mv,
+                should,
+                crowned,
+            } => self.error(
+                ErrorCode::ArmIncomplete,
+                format!(
+                    "{}: the arm has not completed move {}: the man on {should} is not crowned \
+                     and the man on {crowned} was crowned instead; make {crowned} a man again \
+                     and crown {should}",
+                    squares_list(&diffs),
+                    Reply::Move(mv).to_string().trim_start_matches("move ")
+                ),
+            ),
             Rejection::IllegalTransition {
                 diffs,
                 why,
@@ -488,24 +667,24 @@ impl Daemon {
             Next::BotToMove => match self.tracker.game() {
                 Some(game) => {
                     let (pos, history) = (*game.current(), game.history_keys());
-                    self.start_search(pos, history);
+                    self.start_search(pos, history, self.received);
                 }
                 None => self.error(ErrorCode::Internal, "no game to search"),
             },
         }
     }
 
-    fn start_search(&mut self, pos: AnyPosition, history: Vec<u64>) {
+    fn start_search(&mut self, pos: AnyPosition, history: Vec<u64>, received: Instant) {
         self.stop.store(false, Ordering::Relaxed);
-        let job = Job {
+        let job = Job::Search(SearchJob {
             pos,
             history,
             limits: self.settings.limits(),
+            received,
             threads: self.settings.threads,
-            hash_mb: self.settings.hash_mb,
             learned: self.settings.learned.clone(),
             new_game: std::mem::take(&mut self.new_game),
-        };
+        });
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
             return self.error(ErrorCode::Internal, "the engine is not running");
@@ -558,23 +737,43 @@ impl Daemon {
 }
 
 fn engine_thread(
-    config: EngineConfig,
+    mut engine: Engine,
     jobs: Receiver<Job>,
+    ready: Sender<Ready>,
     events: Sender<Event>,
     stop: Arc<AtomicBool>,
 ) {
-    let mut engine = Engine::new(config);
     while let Ok(job) = jobs.recv() {
-        if engine.config().hash_mb != job.hash_mb {
-            engine.set_hash_mb(job.hash_mb);
-        }
+        let job = match job {
+            Job::Search(job) => job,
+            Job::Resize { mb, threads } => {
+                engine.set_threads(threads);
+                if ready.send(engine.try_set_hash_mb(mb)).is_err() {
+                    break;
+                }
+                continue;
+            }
+            Job::Clear { threads } => {
+                engine.set_threads(threads);
+                if ready.send(Ok(engine.clear_table())).is_err() {
+                    break;
+                }
+                continue;
+            }
+        };
         engine.set_threads(job.threads);
         engine.set_learned(job.learned);
         if job.new_game {
+            // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();
         }
+        // The move time counts from reading the board.
+        let mut limits = job.limits;
+        limits.movetime = limits
+            .movetime
+            .map(|t| t.saturating_sub(job.received.elapsed()));
         let tx = events.clone();
-        let result = engine.search(&job.pos, &job.history, &job.limits, &stop, &mut |info| {
+        let result = engine.search(&job.pos, &job.history, &limits, &stop, &mut |info| {
             tx.send(Event::Progress(info.clone())).ok();
         });
         if events.send(Event::SearchDone(result)).is_err() {
@@ -585,14 +784,17 @@ fn engine_thread(
 
 /// Runs a daemon over `input` in lockstep: each line is handed over only after the previous one
 /// is fully answered, so the output does not depend on timing. Used by `replay` and the tests.
+///
+/// Fails only when the table cannot be had (see [`Daemon::new`]); a fatal input error ends the
+/// replay early and is logged.
 pub fn replay<R: std::io::Read + Send + 'static>(
     settings: Settings,
     input: R,
     out: Box<dyn LineSink>,
-) {
+) -> Result<(), TableError> {
     let (tx, rx) = channel();
     let (ack_tx, ack_rx) = channel();
-    let daemon = Daemon::new(settings, out, tx.clone()).with_ack(ack_tx);
+    let daemon = Daemon::new(settings, out, tx.clone())?.with_ack(ack_tx);
     std::thread::spawn(move || {
         let mut reader = crate::robot::transport::LineReader::new(input);
         let mut deliver =
@@ -602,5 +804,8 @@ pub fn replay<R: std::io::Read + Send + 'static>(
         }
         deliver(Input::End);
     });
-    daemon.run(rx);
+    if let Err(e) = daemon.run(rx) {
+        tracing::error!("{e}");
+    }
+    Ok(())
 }

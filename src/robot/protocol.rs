@@ -17,6 +17,7 @@
 //! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
 //! ```
 
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS};
 use crate::robot::diagnosis::Stage;
 use crate::rules::any_size::{join, MoveInfo};
 use crate::rules::game::Status;
@@ -44,6 +45,8 @@ pub enum Command {
     Stop,
     /// `quit`: end the daemon.
     Quit,
+    /// `repeat`: write the last final reply again (for an arm controller that restarted).
+    Repeat,
     /// `set OPTION VALUE`.
     Set(SetOption),
     /// `newgame [LAYOUT]`.
@@ -156,13 +159,15 @@ pub enum ErrorCode {
     Busy,
     /// A board that differs from a finished game's final position.
     GameOver,
+    /// `repeat` before any final reply.
+    NothingToRepeat,
     /// A fault inside the daemon (should not happen); the state is unchanged.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::Syntax,
         ErrorCode::UnknownCommand,
         ErrorCode::BadBoard,
@@ -175,6 +180,7 @@ impl ErrorCode {
         ErrorCode::NoGame,
         ErrorCode::Busy,
         ErrorCode::GameOver,
+        ErrorCode::NothingToRepeat,
         ErrorCode::Internal,
     ];
 
@@ -193,6 +199,7 @@ impl ErrorCode {
             ErrorCode::NoGame => "no-game",
             ErrorCode::Busy => "busy",
             ErrorCode::GameOver => "game-over",
+            ErrorCode::NothingToRepeat => "nothing-to-repeat",
             ErrorCode::Internal => "internal",
         }
     }
@@ -262,6 +269,39 @@ fn clip(text: &str) -> String {
     }
 }
 
+/// `text` with every character that is not printable ASCII escaped (`\x00`, `\x1b`, `\u{e9}`), so
+/// that text quoted from the input cannot put control bytes or non-ASCII into a reply; at most
+/// [`MAX_MESSAGE`] bytes (longer text is cut and ends with `...`).
+///
+/// ```
+/// use checkersbot::robot::protocol::printable;
+/// assert_eq!(printable("a\0b\u{1b}[2J \u{e9}"), "a\\x00b\\x1b[2J \\u{e9}");
+/// assert_eq!(printable("plain text"), "plain text");
+/// ```
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if out.len() > MAX_MESSAGE {
+            break;
+        }
+        match c {
+            ' '..='~' => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    if out.len() > MAX_MESSAGE {
+        // All ASCII: any byte index is a character boundary.
+        out.truncate(MAX_MESSAGE - 3);
+        out.push_str("...");
+    }
+    out
+}
+
+/// The longest message an `error` or `wait` reply carries, in bytes, so that every reply line
+/// stays within [`MAX_LINE`].
+pub const MAX_MESSAGE: usize = 2048;
+
 /// Reads a board size: `8` or `8x8`.
 pub fn parse_size(word: &str) -> Option<BoardSize> {
     let n = match word.split_once(['x', 'X']) {
@@ -283,19 +323,9 @@ fn parse_on_off(word: &str) -> Option<bool> {
 fn parse_number<T: std::str::FromStr + PartialOrd + fmt::Display>(
     name: &str,
     word: &str,
-    min: T,
-    max: T,
+    range: &std::ops::RangeInclusive<T>,
 ) -> Result<T, ProtocolError> {
-    let v: T = word.parse().map_err(|_| {
-        bad_option(format!(
-            "{name} must be a number from {min} to {max}, not '{}'",
-            clip(word)
-        ))
-    })?;
-    if v < min || v > max {
-        return Err(bad_option(format!("{name} must be from {min} to {max}")));
-    }
-    Ok(v)
+    crate::engine::bounds::parse_in(name, word, range).map_err(bad_option)
 }
 
 impl SetOption {
@@ -306,10 +336,10 @@ impl SetOption {
                 .ok_or_else(|| bad_option(format!("{name} must be on or off, not '{}'", clip(v))))
         };
         Ok(match name.to_ascii_lowercase().as_str() {
-            "movetime" => SetOption::Movetime(parse_number("movetime", value, 0, 3_600_000)?),
-            "depth" => SetOption::Depth(parse_number("depth", value, 0, 100)?),
-            "threads" => SetOption::Threads(parse_number("threads", value, 1, 64)?),
-            "hash" => SetOption::Hash(parse_number("hash", value, 1, 4096)?),
+            "movetime" => SetOption::Movetime(parse_number("movetime", value, &MOVETIME_MS)?),
+            "depth" => SetOption::Depth(parse_number("depth", value, &DEPTH)?),
+            "threads" => SetOption::Threads(parse_number("threads", value, &THREADS)?),
+            "hash" => SetOption::Hash(parse_number("hash", value, &HASH_MB)?),
             "size" | "layout" => SetOption::Size(parse_size(value).ok_or_else(|| {
                 bad_option(format!(
                     "size must be 4, 6, 8, 10 or 12, not '{}'",
@@ -398,6 +428,10 @@ impl Command {
                 expect(0, "quit")?;
                 Command::Quit
             }
+            "repeat" => {
+                expect(0, "repeat")?;
+                Command::Repeat
+            }
             "set" => match args {
                 [name, value] => Command::Set(SetOption::parse(name, value)?),
                 _ => return Err(syntax("usage: set OPTION VALUE")),
@@ -435,7 +469,7 @@ impl Command {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
                     format!(
-                        "'{}'; commands: hello ping set newgame position board stop quit",
+                        "'{}'; commands: hello ping set newgame position board stop repeat quit",
                         clip(head)
                     ),
                 ))
@@ -452,6 +486,7 @@ impl fmt::Display for Command {
             Command::Ping => f.write_str("ping"),
             Command::Stop => f.write_str("stop"),
             Command::Quit => f.write_str("quit"),
+            Command::Repeat => f.write_str("repeat"),
             Command::Set(o) => write!(f, "set {o}"),
             Command::NewGame(None) => f.write_str("newgame"),
             Command::NewGame(Some(Layout::Size(s))) => write!(f, "newgame {}", s.n()),
@@ -761,14 +796,19 @@ impl fmt::Display for Reply {
                 name,
                 version,
                 protocol,
-            } => write!(f, "hello {name} {version} protocol {protocol}"),
+            } => write!(
+                f,
+                "hello {} {} protocol {protocol}",
+                printable(name),
+                printable(version)
+            ),
             Reply::Ok => f.write_str("ok"),
             Reply::Pong => f.write_str("pong"),
             Reply::Bye => f.write_str("bye"),
             Reply::Unchanged => f.write_str("unchanged"),
             Reply::Wait { stage, message } => {
                 let squares: Vec<String> = stage.squares().iter().map(|c| c.to_string()).collect();
-                let message = message.replace(['\n', '\r'], " ");
+                let message = printable(message);
                 write!(f, "wait {} {}: {message}", stage.word(), squares.join(","))
             }
             Reply::Move(m) => {
@@ -781,7 +821,7 @@ impl fmt::Display for Reply {
                 move_words(f, m)
             }
             Reply::Info(InfoLine::Accepted { rows, side }) => {
-                write!(f, "info accepted {rows} {side}")
+                write!(f, "info accepted {} {side}", printable(rows))
             }
             Reply::Info(InfoLine::Search(i)) => {
                 write!(f, "info depth {} score {}", i.depth, i.score)?;
@@ -802,9 +842,8 @@ impl fmt::Display for Reply {
                 Ok(())
             }
             Reply::Error { code, message } => {
-                // One line whatever the message holds.
-                let message = message.replace(['\n', '\r'], " ");
-                write!(f, "error {code} {message}")
+                // One line of printable ASCII whatever the message holds.
+                write!(f, "error {code} {}", printable(message))
             }
         }
     }
@@ -830,6 +869,7 @@ mod tests {
             "set colouronly on",
             "set rotated on",
             "set info final",
+            "repeat",
             "newgame",
             "newgame 8",
             "newgame _b_b/____/____/p_p_",

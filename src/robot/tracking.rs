@@ -30,7 +30,7 @@ use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::{BoardError, Grid};
 use crate::rules::game::{Game, Status};
 use crate::rules::geometry::{BoardSize, Coord};
-use crate::rules::position::Side;
+use crate::rules::position::{Piece, Side};
 use std::fmt;
 
 /// How boards are read and compared: the daemon's `colouronly` and `strict` settings.
@@ -102,6 +102,18 @@ pub enum Rejection {
         diffs: Vec<Coord>,
         /// The bot's move the arm is making.
         mv: MoveInfo,
+    },
+    /// The bot's last move crowns a man, but the arm crowned another man: the moved man stands
+    /// uncrowned on its crowning square and a man elsewhere is a king.
+    WrongPieceCrowned {
+        /// Squares that differ from the position after the move (both of them).
+        diffs: Vec<Coord>,
+        /// The bot's move the arm is making.
+        mv: MoveInfo,
+        /// Where the man should have been crowned (the move's last square).
+        should: Coord,
+        /// The man that was crowned instead.
+        crowned: Coord,
     },
     /// No legal move explains the board (strict mode).
     IllegalTransition {
@@ -233,6 +245,9 @@ impl Tracker {
             )));
         }
         if let Some(e) = board.uncrowned_man() {
+            if let Some(rejection) = self.wrong_piece_crowned(board, reading.colour_only) {
+                return Err(rejection);
+            }
             let crowning = self.crown_missing(board, reading.colour_only)
                 || matches!(
                     self.person_in_progress(board, reading.colour_only),
@@ -253,6 +268,45 @@ impl Tracker {
             }
             State::Playing { .. } => self.next_board(board, side, reading),
         }
+    }
+
+    /// The position after the bot's last crowning move but for the crown, put on another of the
+    /// bot's men: the man on the crowning square is still a man and a man elsewhere is a king.
+    fn wrong_piece_crowned(&self, board: &Grid, colour_only: bool) -> Option<Rejection> {
+        let State::Playing {
+            game,
+            last_bot: Some((_, mv)),
+        } = &self.state
+        else {
+            return None;
+        };
+        if colour_only || !mv.crowns {
+            return None;
+        }
+        let after = game.current().grid();
+        let should = *mv.path.last()?;
+        let diffs = differing(board, &after, false);
+        let crowned = match diffs.as_slice() {
+            [a, b] if *a == should => *b,
+            [a, b] if *b == should => *a,
+            _ => return None,
+        };
+        let bot = |king| {
+            Some(Piece {
+                side: Side::Bot,
+                king,
+            })
+        };
+        let fits = board.get(should) == bot(false)
+            && after.get(should) == bot(true)
+            && board.get(crowned) == bot(true)
+            && after.get(crowned) == bot(false);
+        fits.then(|| Rejection::WrongPieceCrowned {
+            diffs,
+            mv: mv.clone(),
+            should,
+            crowned,
+        })
     }
 
     /// Whether a board with a man on its crowning row is the position after the bot's last move,
@@ -720,6 +774,37 @@ mod tests {
             observe(&mut t, "___P/____/____/b___", Side::Player),
             Err(Rejection::BadBoard(_))
         ));
+    }
+
+    #[test]
+    fn a_crown_put_on_the_wrong_man_is_the_arm_naming_both_squares() {
+        let before = "___P/b___/_b__/____";
+        let mut t = Tracker::default();
+        t.set_position(&grid(before), Side::Bot);
+        let crowning = mv(before, Side::Bot, "C1 D0");
+        assert!(t.bot_moved(&crowning));
+        // D0 still a man, B0 made a king instead.
+        assert_eq!(
+            observe(&mut t, "___P/B___/____/b___", Side::Player),
+            Err(Rejection::WrongPieceCrowned {
+                diffs: coords("B0,D0"),
+                mv: crowning.clone(),
+                should: coords("D0")[0],
+                crowned: coords("B0")[0],
+            })
+        );
+        // A colour-only camera cannot see it: the board is the expected one.
+        assert_eq!(
+            t.observe(
+                &camera_grid("___P/B___/____/b___", false, true).unwrap(),
+                Side::Player,
+                Reading {
+                    colour_only: true,
+                    strict: true
+                }
+            ),
+            Ok(Observation::Same(Next::PlayerToMove))
+        );
     }
 
     #[test]

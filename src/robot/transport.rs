@@ -13,6 +13,7 @@ use crate::robot::protocol::MAX_LINE;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::Instant;
 
 /// A line that could not be taken as a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,6 +41,9 @@ pub enum Input {
     Bad(FrameError),
     /// The end of input.
     End,
+    /// The input cannot be read and waiting will not help (a path that is not a terminal, a
+    /// device the user may not open): the daemon ends with exit status 2 and this message.
+    Fatal(String),
 }
 
 /// Splits a byte stream into lines with bounded memory.
@@ -185,10 +189,44 @@ pub fn pump_stdin(deliver: &mut dyn FnMut(Input) -> bool) {
     deliver(Input::End);
 }
 
-/// The writing half of a serial device, shared with the reader that reopens it.
-#[derive(Clone, Default)]
+/// The device the reader has open, and how many times it was (re)opened or lost.
+#[derive(Default)]
+struct Link {
+    port: Option<serialport::TTYPort>,
+    generation: u64,
+}
+
+/// The writing half of a serial device, pointed by the reader at the device it has open.
+///
+/// Each clone writes through its own handle of the device (cloned from the reader's, outside any
+/// lock), so a write that waits never holds up the reader. A line whose write times out or fails
+/// part way is resumed where it stopped on the same device, and written whole again on a device
+/// opened since.
 pub struct SerialSink {
-    port: Arc<Mutex<Option<serialport::TTYPort>>>,
+    link: Arc<Mutex<Link>>,
+    own: Option<(u64, serialport::TTYPort)>,
+    /// The device generation and the bytes of the current line written on it.
+    progress: (u64, usize),
+}
+
+impl Default for SerialSink {
+    fn default() -> Self {
+        SerialSink {
+            link: Arc::new(Mutex::new(Link::default())),
+            own: None,
+            progress: (0, 0),
+        }
+    }
+}
+
+impl Clone for SerialSink {
+    fn clone(&self) -> Self {
+        SerialSink {
+            link: Arc::clone(&self.link),
+            own: None,
+            progress: (0, 0),
+        }
+    }
 }
 
 impl std::fmt::Debug for SerialSink {
@@ -197,24 +235,62 @@ impl std::fmt::Debug for SerialSink {
     }
 }
 
-impl LineSink for SerialSink {
-    fn send_line(&mut self, line: &str) -> io::Result<()> {
-        let mut guard = self
-            .port
-            .lock()
-            .map_err(|_| io::Error::other("serial port lock poisoned"))?;
-        match guard.as_mut() {
-            Some(port) => {
-                let mut buf = Vec::with_capacity(line.len() + 1);
-                buf.extend_from_slice(line.as_bytes());
-                buf.push(b'\n');
-                port.write_all(&buf)
+impl SerialSink {
+    fn set(&self, port: Option<serialport::TTYPort>) {
+        if let Ok(mut link) = self.link.lock() {
+            link.port = port;
+            link.generation += 1;
+        }
+    }
+
+    /// This clone's handle of the current device, and the device's generation.
+    fn handle(&mut self) -> io::Result<(u64, &mut serialport::TTYPort)> {
+        {
+            let link = self
+                .link
+                .lock()
+                .map_err(|_| io::Error::other("serial link lock poisoned"))?;
+            if self.own.as_ref().map(|(g, _)| *g) != Some(link.generation) {
+                self.own = None;
+                if let Some(port) = &link.port {
+                    let clone = port.try_clone_native().map_err(io::Error::from)?;
+                    self.own = Some((link.generation, clone));
+                }
             }
+        }
+        match &mut self.own {
+            Some((g, port)) => Ok((*g, port)),
             None => Err(io::Error::new(
                 io::ErrorKind::NotConnected,
-                "serial device is not connected; reply dropped",
+                "serial device is not connected",
             )),
         }
+    }
+}
+
+impl LineSink for SerialSink {
+    fn send_line(&mut self, line: &str) -> io::Result<()> {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        let (generation, mut done) = self.progress;
+        let (g, port) = self.handle()?;
+        if g != generation {
+            done = 0;
+        }
+        let result = loop {
+            if done >= bytes.len() {
+                break Ok(());
+            }
+            match port.write(&bytes[done..]) {
+                Ok(0) => break Err(io::Error::from(io::ErrorKind::WriteZero)),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        self.progress = (g, if result.is_ok() { 0 } else { done });
+        result
     }
 }
 
@@ -269,30 +345,111 @@ impl SerialConfig {
     }
 }
 
+/// What stops a serial device from being opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenProblem {
+    /// It may go away by waiting (the device is not there yet, is busy, ...).
+    Wait(String),
+    /// Waiting will not help (not a terminal, permission denied): the message says what to do.
+    Fatal(String),
+}
+
+/// Checks a serial device path before opening it: missing is worth waiting for; a path that is
+/// not a terminal, or that the user may not open, is not.
+pub fn check_device(path: &str) -> Result<(), OpenProblem> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::io::AsRawFd;
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(OpenProblem::Wait(format!("{path} does not exist (yet)")))
+        }
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            return Err(OpenProblem::Fatal(permission_hint(path)))
+        }
+        Err(e) => return Err(OpenProblem::Wait(format!("{path}: {e}"))),
+    };
+    if !meta.file_type().is_char_device() {
+        return Err(OpenProblem::Fatal(format!(
+            "{path} is not a serial device (not a character device); give the path of the \
+             port, e.g. /dev/ttyUSB0 or /dev/ttyACM0"
+        )));
+    }
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            return Err(OpenProblem::Fatal(permission_hint(path)))
+        }
+        Err(e) => return Err(OpenProblem::Wait(format!("{path}: {e}"))),
+    };
+    // SAFETY: isatty only inspects the descriptor, which `file` keeps open.
+    if unsafe { libc::isatty(file.as_raw_fd()) } != 1 {
+        return Err(OpenProblem::Fatal(format!(
+            "{path} is not a terminal device, so it cannot be a serial port"
+        )));
+    }
+    Ok(())
+}
+
+fn permission_hint(path: &str) -> String {
+    format!(
+        "permission denied opening {path}: add the user to the group that owns it \
+         (`ls -l {path}`; on Debian and Ubuntu `sudo usermod -aG dialout $USER`, then log in again)"
+    )
+}
+
+/// Logs a wait for a device once per back-off step (and once a minute at the longest step),
+/// rather than at every attempt.
+#[derive(Debug, Default)]
+struct WaitLog {
+    last: Option<(Duration, Instant)>,
+}
+
+impl WaitLog {
+    fn note(&mut self, path: &str, why: &str, wait: Duration) {
+        let due = match self.last {
+            None => true,
+            Some((d, at)) => d != wait || at.elapsed() >= Duration::from_secs(60),
+        };
+        if due {
+            tracing::warn!(
+                "serial device {path} unavailable ({why}); retrying every {} ms",
+                wait.as_millis()
+            );
+            self.last = Some((wait, Instant::now()));
+        }
+    }
+}
+
 /// Reads lines from a serial device for ever (until `deliver` returns false), reopening it with
-/// back-off whenever it fails, and keeps `sink` pointed at the open device.
+/// back-off whenever it fails, and keeps `sink` pointed at the open device. A device that cannot
+/// be used however long one waits ([`check_device`]) is delivered as [`Input::Fatal`].
 pub fn pump_serial(cfg: &SerialConfig, sink: &SerialSink, deliver: &mut dyn FnMut(Input) -> bool) {
     let mut backoff = Backoff::new();
-    let mut first = true;
+    let mut log = WaitLog::default();
     loop {
-        let port = match cfg.open() {
+        let opened = match check_device(&cfg.path) {
+            Ok(()) => cfg.open().map_err(|e| OpenProblem::Wait(e.to_string())),
+            Err(p) => Err(p),
+        };
+        let port = match opened {
             Ok(p) => p,
-            Err(e) => {
+            Err(OpenProblem::Fatal(message)) => {
+                deliver(Input::Fatal(message));
+                return;
+            }
+            Err(OpenProblem::Wait(why)) => {
                 let wait = backoff.step();
-                if first {
-                    tracing::error!("cannot open serial device {}: {e}", cfg.path);
-                    first = false;
-                }
-                tracing::warn!(
-                    "serial device {} unavailable ({e}); retrying in {} ms",
-                    cfg.path,
-                    wait.as_millis()
-                );
+                log.note(&cfg.path, &why, wait);
                 std::thread::sleep(wait);
                 continue;
             }
         };
-        first = false;
         let writer = match port.try_clone_native() {
             Ok(w) => w,
             Err(e) => {
@@ -301,20 +458,17 @@ pub fn pump_serial(cfg: &SerialConfig, sink: &SerialSink, deliver: &mut dyn FnMu
                 continue;
             }
         };
-        if let Ok(mut slot) = sink.port.lock() {
-            *slot = Some(writer);
-        }
+        sink.set(Some(writer));
         tracing::info!("serial device {} open at {} baud", cfg.path, cfg.baud);
         backoff.reset();
+        log = WaitLog::default();
         let mut reader = LineReader::new(port);
         let mut keep_going = true;
         let result = reader.pump(&mut |input| {
             keep_going = deliver(input);
             keep_going
         });
-        if let Ok(mut slot) = sink.port.lock() {
-            *slot = None;
-        }
+        sink.set(None);
         if !keep_going {
             return;
         }
@@ -383,6 +537,55 @@ mod tests {
                 Ok("ping".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn paths_that_waiting_cannot_fix_are_fatal() {
+        assert!(matches!(
+            check_device("/nonexistent/ttyUSB9"),
+            Err(OpenProblem::Wait(_))
+        ));
+        let dir = std::env::temp_dir().join(format!("cb-transport-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("not-a-tty");
+        std::fs::write(&file, "x").unwrap();
+        match check_device(&file.to_string_lossy()) {
+            Err(OpenProblem::Fatal(m)) => assert!(m.contains("not a serial device"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // A character device that is not a terminal.
+        match check_device("/dev/null") {
+            Err(OpenProblem::Fatal(m)) => assert!(m.contains("not a terminal"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).ok();
+        let (_master, slave) = serialport::TTYPort::pair().unwrap();
+        let name = serialport::SerialPort::name(&slave).unwrap();
+        assert_eq!(check_device(&name), Ok(()));
+    }
+
+    #[test]
+    fn a_serial_sink_keeps_nothing_when_no_device_is_open_and_writes_once_one_is() {
+        use std::io::Read;
+        let sink = SerialSink::default();
+        let mut writer = sink.clone();
+        let e = writer.send_line("pong").unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotConnected);
+        let (mut master, slave) = serialport::TTYPort::pair().unwrap();
+        sink.set(Some(slave));
+        writer.send_line("move C1 D2").unwrap();
+        let mut buf = [0u8; 64];
+        let mut got = Vec::new();
+        serialport::SerialPort::set_timeout(&mut master, Duration::from_millis(100)).unwrap();
+        let end = Instant::now() + Duration::from_secs(30);
+        while !got.ends_with(b"\n") && Instant::now() < end {
+            match master.read(&mut buf) {
+                Ok(n) => got.extend(buf[..n].iter().filter(|&&b| b != b'\r')),
+                Err(e) if e.kind() == io::ErrorKind::TimedOut => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(got, b"move C1 D2\n");
     }
 
     #[test]

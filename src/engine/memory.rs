@@ -1,0 +1,148 @@
+//! How much memory a new transposition table may take, checked before it is allocated, so that a
+//! table the machine cannot hold is refused with a message instead of aborting the process.
+//!
+//! Three limits apply, whichever is smallest: the memory the kernel says is available
+//! (`MemAvailable` in `/proc/meminfo`), the address space left under `RLIMIT_AS` (`ulimit -v`)
+//! given the process's current size (`VmSize` in `/proc/self/status`), and a cgroup v2 memory limit
+//! (`memory.max` less `memory.current`). The table being replaced counts as free, since it is
+//! released first. Some room is kept back for the search threads' stacks and allocator arenas.
+//! Where a figure cannot be read (not Linux) that limit is not checked; the allocation itself is
+//! fallible in any case (see [`crate::engine::tt::Tt::try_new`]).
+
+use std::fmt;
+
+const MIB: u64 = 1 << 20;
+
+/// Physical memory kept back from a table.
+pub const SPARE_MEMORY: u64 = 32 * MIB;
+/// Address space kept back from a table, per search thread (stack and allocator arena) and in all.
+pub const SPARE_ADDRESS_PER_THREAD: u64 = 72 * MIB;
+/// Address space kept back from a table in any case.
+pub const SPARE_ADDRESS: u64 = 64 * MIB;
+
+/// Which figure limits the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `MemAvailable`.
+    Memory,
+    /// `RLIMIT_AS`.
+    AddressSpace,
+    /// The cgroup's `memory.max`.
+    Cgroup,
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Limit::Memory => "available memory",
+            Limit::AddressSpace => "address-space limit (ulimit -v)",
+            Limit::Cgroup => "cgroup memory limit",
+        })
+    }
+}
+
+/// The most a table may take now, and what limits it (`None`: nothing could be read).
+pub fn table_room(current_table: u64, threads: usize) -> Option<(u64, Limit)> {
+    let mut room: Option<(u64, Limit)> = None;
+    let mut consider = |bytes: Option<u64>, limit: Limit| {
+        if let Some(b) = bytes {
+            if room.is_none_or(|(r, _)| b < r) {
+                room = Some((b, limit));
+            }
+        }
+    };
+    consider(
+        mem_available().map(|m| (m + current_table).saturating_sub(SPARE_MEMORY)),
+        Limit::Memory,
+    );
+    let spare_as = SPARE_ADDRESS + SPARE_ADDRESS_PER_THREAD * threads.max(1) as u64;
+    consider(
+        address_space_left().map(|a| (a + current_table).saturating_sub(spare_as)),
+        Limit::AddressSpace,
+    );
+    consider(
+        cgroup_left().map(|c| (c + current_table).saturating_sub(SPARE_MEMORY)),
+        Limit::Cgroup,
+    );
+    room
+}
+
+/// A `kB` field of a `/proc` file, in bytes.
+fn proc_field(path: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(field)?.strip_prefix(':')?;
+        let kb: u64 = rest.trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// `MemAvailable` in bytes.
+pub fn mem_available() -> Option<u64> {
+    proc_field("/proc/meminfo", "MemAvailable")
+}
+
+/// The address space left under `RLIMIT_AS`, in bytes (`None` when unlimited or unknown).
+pub fn address_space_left() -> Option<u64> {
+    let limit = address_space_limit()?;
+    let used = proc_field("/proc/self/status", "VmSize").unwrap_or(0);
+    Some(limit.saturating_sub(used))
+}
+
+/// The soft `RLIMIT_AS` in bytes, `None` when unlimited.
+#[cfg(unix)]
+pub fn address_space_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass; RLIMIT_AS is a valid resource.
+    let r = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) };
+    (r == 0 && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur)
+}
+
+/// No address-space limit off Unix.
+#[cfg(not(unix))]
+pub fn address_space_limit() -> Option<u64> {
+    None
+}
+
+/// What the process's cgroup (v2) may still use, in bytes, if it has a limit.
+fn cgroup_left() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = text.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = format!("/sys/fs/cgroup{}", path.trim_end_matches('/'));
+    let max: u64 = std::fs::read_to_string(format!("{dir}/memory.max"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let current: u64 = std::fs::read_to_string(format!("{dir}/memory.current"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(max.saturating_sub(current))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_are_read_on_linux() {
+        if cfg!(target_os = "linux") {
+            assert!(mem_available().is_some_and(|m| m > 0));
+            assert!(proc_field("/proc/self/status", "VmSize").is_some());
+            let (room, _) = table_room(0, 1).expect("a limit");
+            assert!(room > 0);
+        }
+    }
+
+    #[test]
+    fn the_current_table_counts_as_free() {
+        if let (Some((a, _)), Some((b, _))) = (table_room(0, 1), table_room(1 << 30, 1)) {
+            assert!(b > a);
+        }
+    }
+}
