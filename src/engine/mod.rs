@@ -33,6 +33,7 @@
 //! [`search`] (alpha-beta, generic over the board size); this module is their size-independent
 //! facade, with the limits and time management.
 
+pub mod egdb;
 pub mod eval;
 pub mod search;
 pub mod tt;
