@@ -400,3 +400,185 @@ fn probe_command_prints_values() {
     assert!(err.contains("damaged"), "{err}");
     let _ = std::fs::remove_dir_all(&bad);
 }
+
+mod engine_with_database {
+    use super::*;
+    use checkersbot::engine::{Engine, EngineConfig, Limits, StopReason};
+    use checkersbot::rules::any_size::AnyPosition;
+    use checkersbot::rules::game::{Game, Status};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn engine(db: Option<Arc<Egdb>>) -> Engine {
+        Engine::new(EngineConfig {
+            egdb: db,
+            ..EngineConfig::default()
+        })
+    }
+
+    fn shared_db() -> Arc<Egdb> {
+        let (dir, _, _) = db8();
+        Arc::new(Egdb::open(dir, 16).expect("open"))
+    }
+
+    /// Plays `game` on: `mover` (the engine) for `side`, `other` for the opponent, until it ends.
+    fn play_out(
+        game: &mut Game,
+        side: Side,
+        mover: &mut Engine,
+        other: &mut dyn FnMut(&AnyPosition, &[u64]) -> checkersbot::rules::any_size::MoveInfo,
+        max_plies: usize,
+    ) -> Status {
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let stop = AtomicBool::new(false);
+        for _ in 0..max_plies {
+            let st = game.status();
+            if st.is_over() {
+                return st;
+            }
+            let pos = *game.current();
+            let history = game.history_keys();
+            let mv = if pos.side() == side {
+                mover
+                    .search(&pos, &history, &limits, &stop, &mut |_| {})
+                    .best
+                    .expect("a move")
+            } else {
+                other(&pos, &history)
+            };
+            game.play(&mv).expect("legal");
+        }
+        game.status()
+    }
+
+    #[test]
+    fn the_engine_converts_sampled_database_wins_within_the_40_move_rule() {
+        let db = shared_db();
+        let mut won = Vec::new();
+        for (seed, men, kings) in [
+            (20, [0, 0], [2, 1]),
+            (21, [0, 1], [2, 0]),
+            (22, [1, 0], [1, 1]),
+            (23, [0, 0], [3, 1]),
+            (24, [1, 1], [1, 0]),
+            (25, [2, 0], [0, 1]),
+        ] {
+            let wins = random_positions(60, seed, men, kings)
+                .into_iter()
+                .filter(|p| matches!(db.probe(p), Some(Value::Win(_))) && !p.has_capture());
+            won.extend(wins.take(6));
+        }
+        assert!(won.len() >= 20, "{} won positions", won.len());
+        let mut winner = engine(Some(db.clone()));
+        let mut longest = 0;
+        for p in &won {
+            winner.new_game();
+            let start = AnyPosition::S8(*p);
+            let mut game = Game::new(start);
+            let defence = db.clone();
+            let mut defend = |pos: &AnyPosition, _: &[u64]| {
+                defence.best_move_any(pos).expect("in the database").0
+            };
+            let status = play_out(&mut game, p.side, &mut winner, &mut defend, 400);
+            assert_eq!(
+                status,
+                Status::Win { winner: p.side },
+                "{} {:?} after {} plies",
+                Grid::from_position(p).to_line(),
+                p.side,
+                game.plies()
+            );
+            longest = longest.max(game.plies());
+        }
+        eprintln!(
+            "{} wins converted, the longest in {longest} plies",
+            won.len()
+        );
+    }
+
+    #[test]
+    fn the_engine_never_loses_a_sampled_drawn_position() {
+        let db = shared_db();
+        let mut drawn = Vec::new();
+        for (seed, men, kings) in [
+            (30, [0, 0], [1, 1]),
+            (31, [1, 1], [0, 1]),
+            (32, [0, 1], [2, 0]),
+            (33, [1, 1], [1, 1]),
+            (34, [0, 0], [2, 2]),
+        ] {
+            let draws = random_positions(60, seed, men, kings)
+                .into_iter()
+                .filter(|p| db.probe(p) == Some(Value::Draw) && !p.has_capture());
+            drawn.extend(draws.take(4));
+        }
+        assert!(drawn.len() >= 12, "{} drawn positions", drawn.len());
+        let mut holder = engine(Some(db.clone()));
+        let mut attacker = engine(None);
+        for p in &drawn {
+            holder.new_game();
+            attacker.new_game();
+            let mut game = Game::new(AnyPosition::S8(*p));
+            let stop = AtomicBool::new(false);
+            let limits = Limits {
+                depth: Some(8),
+                ..Limits::default()
+            };
+            let mut attack = |pos: &AnyPosition, history: &[u64]| {
+                attacker
+                    .search(pos, history, &limits, &stop, &mut |_| {})
+                    .best
+                    .expect("a move")
+            };
+            let status = play_out(&mut game, p.side, &mut holder, &mut attack, 120);
+            assert!(
+                !matches!(status, Status::Win { winner } if winner != p.side),
+                "{} {:?} lost",
+                Grid::from_position(p).to_line(),
+                p.side
+            );
+        }
+    }
+
+    #[test]
+    fn a_root_in_the_database_is_answered_from_it_and_the_tree_probes_it() {
+        let db = shared_db();
+        let mut e = engine(Some(db.clone()));
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            depth: Some(8),
+            ..Limits::default()
+        };
+        // Two kings against one: the database's move, with its score, at once.
+        let lone = pos8(
+            "_P______/________/________/________/___B_B__/________/________/________",
+            Side::Bot,
+        );
+        let mut infos = Vec::new();
+        let r = e.search(&AnyPosition::S8(lone), &[], &limits, &stop, &mut |i| {
+            infos.push(i.clone())
+        });
+        assert_eq!(r.reason, StopReason::Egdb);
+        assert_eq!(infos.len(), 1);
+        let Some(Value::Win(Some(d))) = db.probe(&lone) else {
+            panic!("a win")
+        };
+        assert_eq!(r.info.score.to_string(), format!("dbwin {d}"));
+        // Five pieces (outside a 4-piece database), one capture away from it: the search reads
+        // the database below the root, and knows the win.
+        let five = pos8(
+            "_P______/________/________/________/___B_B__/________/_B___p__/________",
+            Side::Player,
+        );
+        let r = e.search(&AnyPosition::S8(five), &[], &limits, &stop, &mut |_| {});
+        assert!(r.info.egdb_hits > 0);
+        assert_ne!(r.reason, StopReason::Egdb);
+        // Without the database the same search reads none.
+        let mut plain = engine(None);
+        let r = plain.search(&AnyPosition::S8(five), &[], &limits, &stop, &mut |_| {});
+        assert_eq!(r.info.egdb_hits, 0);
+    }
+}

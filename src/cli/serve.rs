@@ -1,6 +1,7 @@
 //! `checkersbot serve`: the daemon over stdin/stdout or a serial device (see protocol/PROTOCOL.md).
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
 use checkersbot::robot::protocol::{parse_size, SetOption};
 use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
@@ -45,6 +46,10 @@ pub struct DaemonArgs {
     /// Evaluation: `hand` or a weights file written by `checkersbot train`.
     #[arg(long, default_value = "hand")]
     pub eval: String,
+    /// Endgame database directory, or `off` [serve: $XDG_CACHE_HOME/checkersbot/egdb or
+    /// ~/.cache/checkersbot/egdb if a database is there; replay: none].
+    #[arg(long)]
+    pub egdb: Option<String>,
 }
 
 impl DaemonArgs {
@@ -60,6 +65,9 @@ impl DaemonArgs {
         s.threads = self.threads.max(1);
         s.hash_mb = self.hash.max(1);
         s.learned = super::common::load_eval(&self.eval)?;
+        if let Some(spec) = &self.egdb {
+            s.egdb = super::common::load_egdb(Some(spec), DEFAULT_CACHE_MB)?;
+        }
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
                 Some(size) => initial_grid(size),
@@ -103,7 +111,10 @@ pub struct ServeArgs {
 
 /// Runs the daemon until `quit`, the end of stdin, SIGINT or SIGTERM.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let settings = args.daemon.settings(Settings::default())?;
+    let mut settings = args.daemon.settings(Settings::default())?;
+    if args.daemon.egdb.is_none() {
+        settings.egdb = super::common::load_egdb(None, DEFAULT_CACHE_MB)?;
+    }
     // Block the termination signals before any thread starts, so that every thread inherits the
     // mask and only the signal thread receives them.
     let signals = signals::block();

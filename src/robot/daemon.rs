@@ -7,6 +7,8 @@
 //! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
 //! flag, so the daemon keeps answering `ping` and `stop` while it searches.
 
+use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
+use crate::engine::egdb::Egdb;
 use crate::engine::eval::{load_eval, LearnedWeights};
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::robot::protocol::{
@@ -68,6 +70,8 @@ pub struct Settings {
     pub info: InfoMode,
     /// Learned evaluation weights (`None`: the hand evaluation).
     pub learned: Option<Arc<LearnedWeights>>,
+    /// Endgame database (`None`: none).
+    pub egdb: Option<Arc<Egdb>>,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
@@ -88,6 +92,7 @@ impl Default for Settings {
             rotated: false,
             info: InfoMode::Iterations,
             learned: None,
+            egdb: None,
             timing: true,
             transcript: false,
         }
@@ -128,6 +133,7 @@ struct Job {
     threads: usize,
     hash_mb: usize,
     learned: Option<Arc<LearnedWeights>>,
+    egdb: Option<Arc<Egdb>>,
     new_game: bool,
 }
 
@@ -329,6 +335,20 @@ impl Daemon {
                 }
                 Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
             },
+            Command::Set(SetOption::Egdb(spec)) => {
+                let db = match spec.as_str() {
+                    "off" | "none" => Ok(None),
+                    dir => Egdb::open(std::path::Path::new(dir), DEFAULT_CACHE_MB)
+                        .map(|db| Some(Arc::new(db))),
+                };
+                match db {
+                    Ok(db) => {
+                        self.settings.egdb = db;
+                        self.send(&Reply::Ok);
+                    }
+                    Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
+                }
+            }
             Command::Set(opt) => {
                 self.set(opt);
                 self.send(&Reply::Ok);
@@ -363,7 +383,7 @@ impl Daemon {
             SetOption::Rotated(b) => s.rotated = b,
             SetOption::Info(m) => s.info = m,
             // Loaded (and checked) in `command`.
-            SetOption::Eval(_) => {}
+            SetOption::Eval(_) | SetOption::Egdb(_) => {}
         }
     }
 
@@ -504,6 +524,7 @@ impl Daemon {
             threads: self.settings.threads,
             hash_mb: self.settings.hash_mb,
             learned: self.settings.learned.clone(),
+            egdb: self.settings.egdb.clone(),
             new_game: std::mem::take(&mut self.new_game),
         };
         if self.jobs.send(job).is_err() {
@@ -570,6 +591,7 @@ fn engine_thread(
         }
         engine.set_threads(job.threads);
         engine.set_learned(job.learned);
+        engine.set_egdb(job.egdb);
         if job.new_game {
             engine.new_game();
         }
