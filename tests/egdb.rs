@@ -582,3 +582,33 @@ mod engine_with_database {
         assert_eq!(r.info.egdb_hits, 0);
     }
 }
+
+#[test]
+fn the_daemon_takes_set_egdb() {
+    let (dir, _, _) = db8();
+    let exe = env!("CARGO_BIN_EXE_checkersbot");
+    let rows = "_P______/________/________/________/___B_B__/________/________/________";
+    let input = format!(
+        "set egdb /nonexistent/egdb\nset egdb {}\nposition {rows} b\nboard {rows} b\nset egdb off\nquit\n",
+        dir.display()
+    );
+    let file = temp_dir("daemon.in");
+    std::fs::write(&file, input).expect("write");
+    let out = std::process::Command::new(exe)
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("error bad-option egdb:"), "{text}");
+    assert_eq!(lines[1], "ok", "{text}");
+    assert_eq!(lines[2], "ok", "{text}");
+    assert!(
+        lines[3].starts_with("info depth 1 score dbwin ") && lines[3].contains(" egdb 1 pv "),
+        "{text}"
+    );
+    assert!(lines[4].starts_with("move "), "{text}");
+    assert_eq!(lines[5..], ["ok", "bye"], "{text}");
+    let _ = std::fs::remove_file(&file);
+}
