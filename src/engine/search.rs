@@ -177,7 +177,13 @@ pub struct Searcher<'a, G: Geometry> {
     local_nodes_flushed: u64,
     params: SearchParams,
     egdb: Option<&'a Egdb>,
+    /// The last database answers by position key (direct-mapped): probes of positions met again
+    /// skip the index and the block cache.
+    egdb_memo: Vec<(u64, Value)>,
 }
+
+/// Entries of [`Searcher`]'s memo of database answers.
+const EGDB_MEMO: usize = 1 << 14;
 
 /// One step of a xorshift64 generator (the state must not be 0).
 pub fn xorshift(mut x: u64) -> u64 {
@@ -267,6 +273,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             local_nodes_flushed: 0,
             params,
             egdb: None,
+            egdb_memo: Vec::new(),
         }
     }
 
@@ -274,6 +281,27 @@ impl<'a, G: Geometry> Searcher<'a, G> {
     /// capture pending).
     pub fn set_egdb(&mut self, egdb: Option<&'a Egdb>) {
         self.egdb = egdb;
+        if egdb.is_some() && self.egdb_memo.is_empty() {
+            // An empty slot holds the key u64::MAX: like a table entry, a position whose key
+            // collides (one chance in 2^64) would read a wrong value.
+            self.egdb_memo = vec![(u64::MAX, Value::Draw); EGDB_MEMO];
+        }
+    }
+
+    /// The database's value of a position (through the memo).
+    #[inline]
+    fn egdb_value(&mut self, db: &Egdb, pos: &Position<G>) -> Option<Value> {
+        let slot = (pos.hash as usize) & (EGDB_MEMO - 1);
+        if let Some(&(k, v)) = self.egdb_memo.get(slot) {
+            if k == pos.hash {
+                return Some(v);
+            }
+        }
+        let v = db.probe(pos)?;
+        if let Some(e) = self.egdb_memo.get_mut(slot) {
+            *e = (pos.hash, v);
+        }
+        Some(v)
     }
 
     /// The static evaluation, kept inside the band below database scores.
@@ -423,7 +451,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         }
         if let Some(db) = self.egdb {
             if ply > 0 && db.covers(pos) && !pos.has_capture() {
-                if let Some(v) = db.probe(pos) {
+                if let Some(v) = self.egdb_value(db, pos) {
                     self.counters.egdb_hits += 1;
                     return egdb_score(v, ply);
                 }
