@@ -5,8 +5,8 @@
 //!
 //! - [`rules`]: the game itself on every size: geometry and bit sets, positions and move
 //!   generation, board text, notation, FEN, PDN, the size-independent position, draw rules;
-//! - [`engine`]: evaluation, transposition table, search and the engine component with its
-//!   limits, time management and progress reports;
+//! - [`engine`]: evaluation, transposition table, search, endgame databases (built, stored and
+//!   probed) and the engine component with its limits, time management and progress reports;
 //! - [`robot`]: the daemon the vision system and the arm talk to: protocol, game tracking,
 //!   transports and the event loop;
 //! - [`play`]: the terminal game and matches between players (engines, the student-style

@@ -37,6 +37,8 @@ enum Command {
     Selfplay(cli::selfplay::SelfPlayArgs),
     /// Fit the learned evaluation's weights to self-play data.
     Train(cli::train::TrainArgs),
+    /// Endgame databases: build, probe, info.
+    Egdb(cli::egdb::EgdbArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(cli::bench::BenchArgs),
 }
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Play(args) => cli::play::run(&args),
         Command::Match(args) => cli::matches::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
+        Command::Egdb(args) => cli::egdb::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
     };

@@ -2,6 +2,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::bounds;
+use checkersbot::engine::egdb::{default_dir, Egdb, EgdbError};
 use checkersbot::engine::eval::LearnedWeights;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
@@ -99,6 +100,39 @@ pub struct EngineArgs {
     /// (used on its board size; other sizes use the hand evaluation).
     #[arg(long, default_value = "hand")]
     pub eval: String,
+    /// Endgame database directory (`off`: none) [default: $XDG_CACHE_HOME/checkersbot/egdb or
+    /// ~/.cache/checkersbot/egdb, if a database is there].
+    #[arg(long)]
+    pub egdb: Option<String>,
+    /// Memory for the endgame database's cache of decompressed blocks, MiB.
+    #[arg(long, default_value_t = 64)]
+    pub egdb_cache: usize,
+}
+
+/// The endgame database an `--egdb` value names: `off`/`none` none, `default` or no value the
+/// user's cache directory if a database is there (silently none if not), else the directory
+/// given, which must hold one.
+pub fn load_egdb(spec: Option<&str>, cache_mb: usize) -> Result<Option<Arc<Egdb>>> {
+    match spec {
+        Some("off") | Some("none") => Ok(None),
+        None | Some("default") => {
+            let Some(dir) = default_dir() else {
+                return Ok(None);
+            };
+            if !dir.is_dir() {
+                tracing::debug!("no endgame database at {}", dir.display());
+                return Ok(None);
+            }
+            match Egdb::open(&dir, cache_mb) {
+                Ok(db) => Ok(Some(Arc::new(db))),
+                Err(EgdbError::Empty(_)) => Ok(None),
+                Err(e) => Err(anyhow!("endgame database: {e}")),
+            }
+        }
+        Some(dir) => Egdb::open(std::path::Path::new(dir), cache_mb)
+            .map(|db| Some(Arc::new(db)))
+            .map_err(|e| anyhow!("--egdb {e}")),
+    }
 }
 
 /// The learned weights an `--eval` value names: `None` for `hand`, else the file's weights.
@@ -132,6 +166,7 @@ impl EngineArgs {
             weights,
             learned: load_eval(&self.eval)?,
             seed: self.seed,
+            egdb: load_egdb(self.egdb.as_deref(), self.egdb_cache)?,
         })
     }
 

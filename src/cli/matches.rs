@@ -105,6 +105,19 @@ pub struct MatchArgs {
     /// Save the games: PDN on 8x8, a plain path list on other sizes.
     #[arg(long)]
     pdn: Option<PathBuf>,
+    /// Endgame database for both engines (`default`: the cache directory); matches use none
+    /// unless told, so that they compare like with like.
+    #[arg(long)]
+    egdb: Option<String>,
+    /// Endgame database for A only (overrides --egdb).
+    #[arg(long)]
+    egdb_a: Option<String>,
+    /// Endgame database for B only (overrides --egdb).
+    #[arg(long)]
+    egdb_b: Option<String>,
+    /// Memory for each database's block cache, MiB.
+    #[arg(long, default_value_t = 64)]
+    egdb_cache: usize,
 }
 
 struct PlayerArgs {
@@ -115,6 +128,8 @@ struct PlayerArgs {
     aggressive: bool,
     threads: usize,
     eval: String,
+    egdb: Option<String>,
+    egdb_cache: usize,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -177,6 +192,13 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if s.threads > 1 {
         name.push(format!("t{}", s.threads));
     }
+    let egdb = match &s.egdb {
+        Some(spec) => super::common::load_egdb(Some(spec), s.egdb_cache)?,
+        None => None,
+    };
+    if egdb.is_some() {
+        name.push("egdb".into());
+    }
     if s.eval != "hand" {
         let stem = std::path::Path::new(&s.eval)
             .file_stem()
@@ -192,6 +214,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 weights,
                 learned: super::common::load_eval(&s.eval)?,
                 seed: None,
+                egdb,
             },
             limits,
         },
@@ -245,6 +268,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_a,
             threads: args.threads_a,
             eval: args.eval_a.clone(),
+            egdb: args.egdb_a.clone().or_else(|| args.egdb.clone()),
+            egdb_cache: args.egdb_cache,
         },
         args.hash,
     )?;
@@ -257,6 +282,8 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_b,
             threads: args.threads_b,
             eval: args.eval_b.clone(),
+            egdb: args.egdb_b.clone().or_else(|| args.egdb.clone()),
+            egdb_cache: args.egdb_cache,
         },
         args.hash,
     )?;

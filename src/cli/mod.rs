@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_search;
 pub mod common;
+pub mod egdb;
 pub mod matches;
 pub mod moves;
 pub mod perft;

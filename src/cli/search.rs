@@ -29,7 +29,7 @@ pub struct SearchArgs {
 /// One line describing an iteration.
 pub fn info_line(i: &Info) -> String {
     format!(
-        "depth {} seldepth {} score {} nodes {} nps {} time {} tthits {} ttcuts {} betacuts {} hashfull {} pv {}",
+        "depth {} seldepth {} score {} nodes {} nps {} time {} tthits {} ttcuts {} betacuts {} hashfull {} egdb {} pv {}",
         i.depth,
         i.seldepth,
         i.score,
@@ -40,6 +40,7 @@ pub fn info_line(i: &Info) -> String {
         i.tt_cutoffs,
         i.beta_cutoffs,
         i.hashfull,
+        i.egdb_hits,
         i.pv.iter().map(|m| m.notation().replace(' ', "-")).collect::<Vec<_>>().join(" ")
     )
 }

@@ -2,6 +2,7 @@
 
 use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
 use checkersbot::robot::outbox::FlowControl;
 use checkersbot::robot::protocol::{parse_size, SetOption};
@@ -47,6 +48,10 @@ pub struct DaemonArgs {
     /// Evaluation: `hand` or a weights file written by `checkersbot train`.
     #[arg(long, default_value = "hand")]
     pub eval: String,
+    /// Endgame database directory, or `off` [serve: $XDG_CACHE_HOME/checkersbot/egdb or
+    /// ~/.cache/checkersbot/egdb if a database is there; replay: none].
+    #[arg(long)]
+    pub egdb: Option<String>,
 }
 
 impl DaemonArgs {
@@ -62,6 +67,9 @@ impl DaemonArgs {
         s.threads = self.threads;
         s.hash_mb = self.hash;
         s.learned = super::common::load_eval(&self.eval)?;
+        if let Some(spec) = &self.egdb {
+            s.egdb = super::common::load_egdb(Some(spec), DEFAULT_CACHE_MB)?;
+        }
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
                 Some(size) => initial_grid(size),
@@ -105,7 +113,10 @@ pub struct ServeArgs {
 
 /// Runs the daemon until `quit`, the end of stdin, SIGINT or SIGTERM.
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let settings = args.daemon.settings(Settings::default())?;
+    let mut settings = args.daemon.settings(Settings::default())?;
+    if args.daemon.egdb.is_none() {
+        settings.egdb = super::common::load_egdb(None, DEFAULT_CACHE_MB)?;
+    }
     // Block the termination signals before any thread starts, so that every thread inherits the
     // mask and only the signal thread receives them.
     let signals = signals::block();

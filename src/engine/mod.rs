@@ -34,15 +34,18 @@
 //! facade, with the limits and time management.
 
 pub mod bounds;
+pub mod egdb;
 pub mod eval;
 pub mod memory;
 pub mod search;
 pub mod tt;
 
+use crate::engine::egdb::Egdb;
 use crate::engine::eval::{Evaluator, LearnedWeights, Weights};
 pub use crate::engine::search::SearchParams;
 use crate::engine::search::{
-    xorshift, Counters, Iteration, Searcher, StopControl, FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
+    egdb_score, xorshift, Counters, Iteration, Searcher, StopControl, EGDB_BOUND, EGDB_WIN,
+    FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
 };
 use crate::engine::tt::{TableError, Tt};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
@@ -93,6 +96,8 @@ pub struct EngineConfig {
     pub learned: Option<Arc<LearnedWeights>>,
     /// Seed for choosing among equally good moves; `None` always takes the first.
     pub seed: Option<u64>,
+    /// Endgame database: probed in the tree, and a root it holds is answered from it.
+    pub egdb: Option<Arc<Egdb>>,
 }
 
 impl Default for EngineConfig {
@@ -103,6 +108,7 @@ impl Default for EngineConfig {
             weights: Weights::default(),
             learned: None,
             seed: None,
+            egdb: None,
         }
     }
 }
@@ -112,6 +118,18 @@ impl Default for EngineConfig {
 pub struct Score(pub i32);
 
 impl Score {
+    /// Plies to conversion (from the root) if the score is an endgame-database win (positive) or
+    /// loss (negative).
+    pub fn egdb_plies(self) -> Option<i32> {
+        if self.0 > EGDB_BOUND && self.0 <= WIN_BOUND {
+            Some(EGDB_WIN - self.0)
+        } else if self.0 < -EGDB_BOUND && self.0 >= -WIN_BOUND {
+            Some(-(EGDB_WIN + self.0))
+        } else {
+            None
+        }
+    }
+
     /// Plies to the end of the game if the score is a forced win (positive) or loss (negative).
     pub fn plies_to_end(self) -> Option<i32> {
         if self.0 > WIN_BOUND {
@@ -125,12 +143,15 @@ impl Score {
 }
 
 impl fmt::Display for Score {
-    /// `cp 35` for an evaluation (hundredths of a man), `win 7` / `loss 4` (plies) when proven.
+    /// `cp 35` for an evaluation (hundredths of a man), `win 7` / `loss 4` (plies) when proven,
+    /// `dbwin 9` / `dbloss 6` (plies to conversion) when the endgame database says so.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.plies_to_end() {
-            Some(p) if p >= 0 => write!(f, "win {p}"),
-            Some(p) => write!(f, "loss {}", -p),
-            None => write!(f, "cp {}", self.0),
+        match (self.plies_to_end(), self.egdb_plies()) {
+            (Some(p), _) if p >= 0 => write!(f, "win {p}"),
+            (Some(p), _) => write!(f, "loss {}", -p),
+            (None, Some(p)) if p >= 0 => write!(f, "dbwin {p}"),
+            (None, Some(p)) => write!(f, "dbloss {}", -p),
+            (None, None) => write!(f, "cp {}", self.0),
         }
     }
 }
@@ -160,6 +181,9 @@ pub struct Info {
     pub pv: Vec<MoveInfo>,
     /// Permille of the table written during this search.
     pub hashfull: u32,
+    /// Positions valued by the endgame database (the root counts one when its move came from
+    /// the database).
+    pub egdb_hits: u64,
 }
 
 /// Why a search ended.
@@ -179,6 +203,8 @@ pub enum StopReason {
     Time,
     /// Stopped from outside.
     Stopped,
+    /// The endgame database holds the position: its best move was played without a search.
+    Egdb,
 }
 
 impl StopReason {
@@ -192,6 +218,7 @@ impl StopReason {
             StopReason::Nodes => "nodes",
             StopReason::Time => "time",
             StopReason::Stopped => "stopped",
+            StopReason::Egdb => "egdb",
         }
     }
 }
@@ -299,6 +326,11 @@ impl Engine {
     /// Evaluates with these learned weights (on their board size), or with the hand weights.
     pub fn set_learned(&mut self, learned: Option<Arc<LearnedWeights>>) {
         self.config.learned = learned;
+    }
+
+    /// Uses this endgame database (or none).
+    pub fn set_egdb(&mut self, egdb: Option<Arc<Egdb>>) {
+        self.config.egdb = egdb;
     }
 
     /// Sets or clears the seed for choosing among equal moves.
@@ -410,6 +442,20 @@ fn search_position<G: Geometry>(
             reason: StopReason::NoMoves,
         };
     }
+    if let Some((mv, v)) = cfg.egdb.as_ref().and_then(|db| db.best_move(root)) {
+        info.depth = 1;
+        info.score = Score(egdb_score(v, 0));
+        info.pv = vec![MoveInfo::of::<G>(&mv)];
+        info.nodes = 1;
+        info.egdb_hits = 1;
+        info.time = start.elapsed();
+        on_info(&info);
+        return SearchResult {
+            best: info.pv.first().cloned(),
+            info,
+            reason: StopReason::Egdb,
+        };
+    }
     if moves.len() == 1 {
         info.pv = moves_info::<G>(&moves);
         info.time = start.elapsed();
@@ -462,6 +508,7 @@ fn search_position<G: Geometry>(
                     shared_nodes: sn,
                 };
                 let mut s = Searcher::new(tt, ev, ctl, history, t as u64, params);
+                s.set_egdb(cfg.egdb.as_deref());
                 s.set_root(root);
                 let mut order = order0;
                 // Helpers start at different depths so that threads fill the table ahead of
@@ -498,6 +545,7 @@ fn search_position<G: Geometry>(
             shared_nodes: &shared_nodes,
         };
         let mut s = Searcher::new(tt, &evaluator, ctl, history, 0, params);
+        s.set_egdb(cfg.egdb.as_deref());
         s.set_root(root);
         let mut order = moves.clone();
         let mut last: Option<Iteration<G::B>> = None;
@@ -608,7 +656,7 @@ fn aspiration<G: Geometry>(
 ) -> (Option<Iteration<G::B>>, bool) {
     let mut delta = s.params().aspiration;
     let mut window = match prev {
-        Some(p) if depth >= 4 && delta > 0 && p.abs() < WIN_BOUND => (p - delta, p + delta),
+        Some(p) if depth >= 4 && delta > 0 && p.abs() < EGDB_BOUND => (p - delta, p + delta),
         _ => FULL_WINDOW,
     };
     let mut kept = None;
@@ -671,5 +719,6 @@ fn make_info<G: Geometry>(
         beta_cutoffs: counters.beta_cutoffs,
         pv: moves_info::<G>(&it.pv),
         hashfull: tt.hashfull(),
+        egdb_hits: counters.egdb_hits,
     }
 }

@@ -23,6 +23,7 @@
 //! Scores are from the side to move's view, in hundredths of a man; a win in `n` plies scores
 //! `WIN - n`, so the search prefers the fastest win and the slowest loss.
 
+use crate::engine::egdb::{Egdb, Value};
 use crate::engine::eval::Evaluator;
 use crate::engine::tt::{Bound, Entry, Tt};
 use crate::rules::bitboard::Bits;
@@ -37,6 +38,24 @@ pub const WIN: i32 = 30_000;
 pub const MAX_PLY: usize = 128;
 /// Scores beyond this are wins or losses.
 pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32 - 1;
+/// Score of an endgame-database win at the root with distance 0: a database win `d` plies to
+/// conversion, `ply` plies from the root, scores `EGDB_WIN - ply - d`, below every win the
+/// search finds itself and above every evaluation.
+pub const EGDB_WIN: i32 = 25_000;
+/// Scores beyond this (up to [`WIN_BOUND`]) are database wins or losses; evaluations stay inside.
+pub const EGDB_BOUND: i32 = EGDB_WIN - 1_000;
+/// The distance a database score assumes where the database does not know it.
+const EGDB_UNKNOWN_DISTANCE: i32 = 300;
+
+/// The score of a database value `ply` plies from the root.
+pub fn egdb_score(v: Value, ply: usize) -> i32 {
+    let d = |d: Option<u32>| d.map_or(EGDB_UNKNOWN_DISTANCE, |d| d as i32);
+    match v {
+        Value::Win(x) => EGDB_WIN - ply as i32 - d(x),
+        Value::Loss(x) => -(EGDB_WIN - ply as i32 - d(x)),
+        Value::Draw => 0,
+    }
+}
 pub use crate::rules::game::NO_PROGRESS_PLIES;
 const INF: i32 = WIN + 1;
 /// The root window that gives exact scores.
@@ -95,6 +114,8 @@ pub struct Counters {
     pub tt_cutoffs: u64,
     /// Beta cut-offs.
     pub beta_cutoffs: u64,
+    /// Positions whose value came from the endgame database.
+    pub egdb_hits: u64,
 }
 
 impl Counters {
@@ -105,6 +126,7 @@ impl Counters {
         self.tt_hits += o.tt_hits;
         self.tt_cutoffs += o.tt_cutoffs;
         self.beta_cutoffs += o.beta_cutoffs;
+        self.egdb_hits += o.egdb_hits;
     }
 }
 
@@ -154,7 +176,14 @@ pub struct Searcher<'a, G: Geometry> {
     jitter: u64,
     local_nodes_flushed: u64,
     params: SearchParams,
+    egdb: Option<&'a Egdb>,
+    /// The last database answers by position key (direct-mapped): probes of positions met again
+    /// skip the index and the block cache.
+    egdb_memo: Vec<(u64, Value)>,
 }
+
+/// Entries of [`Searcher`]'s memo of database answers.
+const EGDB_MEMO: usize = 1 << 14;
 
 /// One step of a xorshift64 generator (the state must not be 0).
 pub fn xorshift(mut x: u64) -> u64 {
@@ -178,12 +207,13 @@ pub fn move_id<B: Bits>(m: &Move<B>) -> u16 {
     }
 }
 
-/// A score as stored for a node `ply` plies from the root: a win or loss counts its distance from
-/// that node rather than from the root, so the entry is right wherever the node is met again.
+/// A score as stored for a node `ply` plies from the root: a win or loss (found or from the
+/// endgame database) counts its distance from that node rather than from the root, so the entry
+/// is right wherever the node is met again.
 pub fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_BOUND {
+    if score > EGDB_BOUND {
         score + ply as i32
-    } else if score < -WIN_BOUND {
+    } else if score < -EGDB_BOUND {
         score - ply as i32
     } else {
         score
@@ -192,9 +222,9 @@ pub fn score_to_tt(score: i32, ply: usize) -> i32 {
 
 /// The inverse of [`score_to_tt`]: a stored score read at a node `ply` plies from the root.
 pub fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score > WIN_BOUND {
+    if score > EGDB_BOUND {
         score - ply as i32
-    } else if score < -WIN_BOUND {
+    } else if score < -EGDB_BOUND {
         score + ply as i32
     } else {
         score
@@ -242,7 +272,44 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             jitter,
             local_nodes_flushed: 0,
             params,
+            egdb: None,
+            egdb_memo: Vec::new(),
         }
+    }
+
+    /// Probes this endgame database in the tree (positions within its piece count with no
+    /// capture pending).
+    pub fn set_egdb(&mut self, egdb: Option<&'a Egdb>) {
+        self.egdb = egdb;
+        if egdb.is_some() && self.egdb_memo.is_empty() {
+            // An empty slot holds the key u64::MAX: like a table entry, a position whose key
+            // collides (one chance in 2^64) would read a wrong value.
+            self.egdb_memo = vec![(u64::MAX, Value::Draw); EGDB_MEMO];
+        }
+    }
+
+    /// The database's value of a position (through the memo).
+    #[inline]
+    fn egdb_value(&mut self, db: &Egdb, pos: &Position<G>) -> Option<Value> {
+        let slot = (pos.hash as usize) & (EGDB_MEMO - 1);
+        if let Some(&(k, v)) = self.egdb_memo.get(slot) {
+            if k == pos.hash {
+                return Some(v);
+            }
+        }
+        let v = db.probe(pos)?;
+        if let Some(e) = self.egdb_memo.get_mut(slot) {
+            *e = (pos.hash, v);
+        }
+        Some(v)
+    }
+
+    /// The static evaluation, kept inside the band below database scores.
+    #[inline(always)]
+    fn static_eval(&self, pos: &Position<G>) -> i32 {
+        self.eval
+            .evaluate(pos)
+            .clamp(-EGDB_BOUND + 1, EGDB_BOUND - 1)
     }
 
     /// The search settings.
@@ -382,6 +449,14 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         if alpha0 >= beta0 {
             return alpha0;
         }
+        if let Some(db) = self.egdb {
+            if ply > 0 && db.covers(pos) && !pos.has_capture() {
+                if let Some(v) = self.egdb_value(db, pos) {
+                    self.counters.egdb_hits += 1;
+                    return egdb_score(v, ply);
+                }
+            }
+        }
         let mut moves = std::mem::take(&mut self.bufs[ply]);
         pos.generate(&mut moves);
         if moves.is_empty() {
@@ -397,7 +472,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         }
         if (depth <= 0 && !forced_capture) || ply >= MAX_PLY - 1 {
             self.bufs[ply] = moves;
-            return self.eval.evaluate(pos);
+            return self.static_eval(pos);
         }
         let is_pv = beta - alpha > 1;
         let mut tt_move = NO_MOVE;
@@ -427,9 +502,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && !threatened
             && ply > 0
             && moves.len() > 1
-            && alpha.abs() < WIN_BOUND
+            && alpha.abs() < EGDB_BOUND
         {
-            let stand = self.eval.evaluate(pos);
+            let stand = self.static_eval(pos);
             if stand + razor <= alpha {
                 self.bufs[ply] = moves;
                 return stand + razor;

@@ -10,6 +10,8 @@
 //! (after a check that the machine can hold it) and cleared on that thread before `ok` is
 //! answered to `set hash`, `newgame` and `position`, never on a move's clock.
 
+use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
+use crate::engine::egdb::Egdb;
 use crate::engine::eval::{load_eval, LearnedWeights};
 use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
@@ -79,6 +81,8 @@ pub struct Settings {
     pub info: InfoMode,
     /// Learned evaluation weights (`None`: the hand evaluation).
     pub learned: Option<Arc<LearnedWeights>>,
+    /// Endgame database (`None`: none).
+    pub egdb: Option<Arc<Egdb>>,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
@@ -99,6 +103,7 @@ impl Default for Settings {
             rotated: false,
             info: InfoMode::Iterations,
             learned: None,
+            egdb: None,
             timing: true,
             transcript: false,
         }
@@ -140,6 +145,7 @@ struct SearchJob {
     received: Instant,
     threads: usize,
     learned: Option<Arc<LearnedWeights>>,
+    egdb: Option<Arc<Egdb>>,
     new_game: bool,
 }
 
@@ -429,6 +435,20 @@ impl Daemon {
                 Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
             },
             Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
+            Command::Set(SetOption::Egdb(spec)) => {
+                let db = match spec.as_str() {
+                    "off" | "none" => Ok(None),
+                    dir => Egdb::open(std::path::Path::new(dir), DEFAULT_CACHE_MB)
+                        .map(|db| Some(Arc::new(db))),
+                };
+                match db {
+                    Ok(db) => {
+                        self.settings.egdb = db;
+                        self.send(&Reply::Ok);
+                    }
+                    Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
+                }
+            }
             Command::Set(opt) => {
                 self.set(opt);
                 self.send(&Reply::Ok);
@@ -464,7 +484,7 @@ impl Daemon {
             SetOption::Rotated(b) => s.rotated = b,
             SetOption::Info(m) => s.info = m,
             // Loaded (and checked) in `command`.
-            SetOption::Eval(_) => {}
+            SetOption::Eval(_) | SetOption::Egdb(_) => {}
         }
     }
 
@@ -683,6 +703,7 @@ impl Daemon {
             received,
             threads: self.settings.threads,
             learned: self.settings.learned.clone(),
+            egdb: self.settings.egdb.clone(),
             new_game: std::mem::take(&mut self.new_game),
         });
         if self.jobs.send(job).is_err() {
@@ -763,6 +784,7 @@ fn engine_thread(
         };
         engine.set_threads(job.threads);
         engine.set_learned(job.learned);
+        engine.set_egdb(job.egdb);
         if job.new_game {
             // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();

@@ -130,6 +130,8 @@ pub enum SetOption {
     Info(InfoMode),
     /// The evaluation: `hand` or a weights file from `checkersbot train`.
     Eval(String),
+    /// The endgame database directory, or `off`.
+    Egdb(String),
 }
 
 /// A protocol error's code: the second word of an `error` line.
@@ -353,6 +355,7 @@ impl SetOption {
             }
             "rotated" => SetOption::Rotated(on_off(value)?),
             "eval" => SetOption::Eval(value.to_string()),
+            "egdb" => SetOption::Egdb(value.to_string()),
             "info" => SetOption::Info(match value {
                 "iterations" => InfoMode::Iterations,
                 "final" => InfoMode::Final,
@@ -388,6 +391,7 @@ impl fmt::Display for SetOption {
             SetOption::Rotated(b) => write!(f, "rotated {}", on(*b)),
             SetOption::Info(m) => write!(f, "info {}", m.word()),
             SetOption::Eval(e) => write!(f, "eval {e}"),
+            SetOption::Egdb(e) => write!(f, "egdb {e}"),
         }
     }
 }
@@ -507,15 +511,21 @@ pub enum ScoreText {
     Win(i32),
     /// `loss K`: a forced loss in K plies.
     Loss(i32),
+    /// `dbwin K`: won by the endgame database, K plies to conversion.
+    DbWin(i32),
+    /// `dbloss K`: lost by the endgame database, K plies to conversion.
+    DbLoss(i32),
 }
 
 impl ScoreText {
     /// The protocol form of an engine score.
     pub fn of(score: crate::engine::Score) -> ScoreText {
-        match score.plies_to_end() {
-            Some(p) if p >= 0 => ScoreText::Win(p),
-            Some(p) => ScoreText::Loss(-p),
-            None => ScoreText::Cp(score.0),
+        match (score.plies_to_end(), score.egdb_plies()) {
+            (Some(p), _) if p >= 0 => ScoreText::Win(p),
+            (Some(p), _) => ScoreText::Loss(-p),
+            (None, Some(p)) if p >= 0 => ScoreText::DbWin(p),
+            (None, Some(p)) => ScoreText::DbLoss(-p),
+            (None, None) => ScoreText::Cp(score.0),
         }
     }
 }
@@ -526,6 +536,8 @@ impl fmt::Display for ScoreText {
             ScoreText::Cp(v) => write!(f, "cp {v}"),
             ScoreText::Win(p) => write!(f, "win {p}"),
             ScoreText::Loss(p) => write!(f, "loss {p}"),
+            ScoreText::DbWin(p) => write!(f, "dbwin {p}"),
+            ScoreText::DbLoss(p) => write!(f, "dbloss {p}"),
         }
     }
 }
@@ -545,6 +557,8 @@ pub struct SearchInfo {
     pub nps: Option<u64>,
     /// Principal variation: each move's path.
     pub pv: Vec<Vec<Coord>>,
+    /// Positions valued by the endgame database (written only when some were).
+    pub egdb: u64,
 }
 
 impl SearchInfo {
@@ -557,6 +571,7 @@ impl SearchInfo {
             time_ms: timing.then_some(info.time.as_millis() as u64),
             nps: timing.then_some(info.nps),
             pv: info.pv.iter().map(|m| m.path.clone()).collect(),
+            egdb: info.egdb_hits,
         }
     }
 }
@@ -739,6 +754,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
         time_ms: None,
         nps: None,
         pv: Vec::new(),
+        egdb: 0,
     };
     let mut i = 0;
     let mut has_depth = false;
@@ -751,12 +767,15 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
             ("nodes", Some(v)) => info.nodes = Some(v.parse().ok()?),
             ("time", Some(v)) => info.time_ms = Some(v.parse().ok()?),
             ("nps", Some(v)) => info.nps = Some(v.parse().ok()?),
+            ("egdb", Some(v)) => info.egdb = v.parse().ok()?,
             ("score", Some(kind)) => {
                 let v: i32 = words.get(i + 2)?.parse().ok()?;
                 info.score = match *kind {
                     "cp" => ScoreText::Cp(v),
                     "win" => ScoreText::Win(v),
                     "loss" => ScoreText::Loss(v),
+                    "dbwin" => ScoreText::DbWin(v),
+                    "dbloss" => ScoreText::DbLoss(v),
                     _ => return None,
                 };
                 i += 1;
@@ -833,6 +852,9 @@ impl fmt::Display for Reply {
                 }
                 if let Some(n) = i.nps {
                     write!(f, " nps {n}")?;
+                }
+                if i.egdb > 0 {
+                    write!(f, " egdb {}", i.egdb)?;
                 }
                 f.write_str(" pv")?;
                 for m in &i.pv {

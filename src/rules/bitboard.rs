@@ -49,6 +49,10 @@ pub trait Bits:
     fn to_u128(self) -> u128;
     /// The two bits at `shift` and `shift + 1` as a number 0..=3.
     fn two_bits(self, shift: u32) -> usize;
+    /// The set with its bit order reversed over the lowest `width` bits (bit `i` goes to
+    /// `width - 1 - i`; bits at or above `width` must be clear). With `width` the layout's
+    /// [`crate::rules::geometry::Geometry::BITS`] this turns the board 180 degrees.
+    fn reverse_low(self, width: u32) -> Self;
 }
 
 macro_rules! impl_bits {
@@ -87,6 +91,10 @@ macro_rules! impl_bits {
             #[inline(always)]
             fn two_bits(self, shift: u32) -> usize {
                 ((self >> shift) & 3) as usize
+            }
+            #[inline(always)]
+            fn reverse_low(self, width: u32) -> Self {
+                self.reverse_bits() >> (Self::WIDTH - width)
             }
         }
     };

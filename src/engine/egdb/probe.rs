@@ -1,0 +1,247 @@
+//! An opened database: every slice file of a directory, memory-mapped, read block by block
+//! through a cache of decompressed blocks kept under a memory cap.
+
+use super::index::{index_of, key_of, normalize, SliceKey};
+use super::store::{size_dir, SliceFile, BLOCK};
+use super::{EgdbError, Value};
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::bitboard::Bits;
+use crate::rules::geometry::{BoardSize, Geometry};
+use crate::rules::position::{Move, Position};
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The default cap on decompressed blocks kept in memory, in MiB.
+pub const DEFAULT_CACHE_MB: usize = 64;
+
+const SHARDS: usize = 16;
+
+#[derive(Default)]
+struct Shard {
+    blocks: HashMap<u64, Arc<Vec<u8>>>,
+    order: VecDeque<u64>,
+}
+
+/// The slices of one board size.
+#[derive(Debug, Default)]
+struct SizeDb {
+    /// Slot of a key to its number in `slices` (`u32::MAX`: absent).
+    slot: Vec<u32>,
+    slices: Vec<SliceFile>,
+    max_pieces: u32,
+}
+
+/// An endgame database opened for probing. Shared between search threads.
+pub struct Egdb {
+    dir: PathBuf,
+    sizes: Vec<SizeDb>,
+    shards: Vec<Mutex<Shard>>,
+    cap_blocks_per_shard: usize,
+    warned: AtomicBool,
+}
+
+impl std::fmt::Debug for Egdb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Egdb({})", self.dir.display())
+    }
+}
+
+impl PartialEq for Egdb {
+    fn eq(&self, other: &Self) -> bool {
+        self.dir == other.dir && self.cap_blocks_per_shard == other.cap_blocks_per_shard
+    }
+}
+
+impl Eq for Egdb {}
+
+fn size_index(size: BoardSize) -> usize {
+    BoardSize::ALL.iter().position(|&s| s == size).unwrap_or(0)
+}
+
+impl Egdb {
+    /// Opens every slice under `dir` (`dir/NxN/*.cbdb`), keeping at most `cache_mb` MiB of
+    /// decompressed blocks in memory. A damaged header is an error naming the file; damaged blocks
+    /// are found when read (the probe then answers "unknown" and a warning is logged).
+    pub fn open(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
+        let mut sizes = Vec::new();
+        let mut any = false;
+        for size in BoardSize::ALL {
+            let mut db = SizeDb {
+                slot: Vec::new(),
+                slices: Vec::new(),
+                max_pieces: 0,
+            };
+            let sdir = size_dir(dir, size);
+            if sdir.is_dir() {
+                let entries =
+                    std::fs::read_dir(&sdir).map_err(|e| EgdbError::Io(sdir.clone(), e))?;
+                let mut paths: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "cbdb"))
+                    .collect();
+                paths.sort();
+                if !paths.is_empty() {
+                    db.slot = vec![u32::MAX; SliceKey::SLOTS];
+                }
+                for p in paths {
+                    let f = SliceFile::open(&p)?;
+                    if f.header.key.size != size {
+                        return Err(EgdbError::Corrupt(
+                            p,
+                            format!("a {} slice in the {size} directory", f.header.key.size),
+                        ));
+                    }
+                    db.max_pieces = db.max_pieces.max(f.header.key.pieces());
+                    db.slot[f.header.key.slot()] = db.slices.len() as u32;
+                    db.slices.push(f);
+                    any = true;
+                }
+            }
+            sizes.push(db);
+        }
+        if !any {
+            return Err(EgdbError::Empty(dir.to_path_buf()));
+        }
+        let cap_blocks = (cache_mb.max(1) << 20) / BLOCK;
+        Ok(Egdb {
+            dir: dir.to_path_buf(),
+            sizes,
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            cap_blocks_per_shard: (cap_blocks / SHARDS).max(1),
+            warned: AtomicBool::new(false),
+        })
+    }
+
+    /// The directory it was opened from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Most pieces of any slice of a board size (0: none of that size).
+    #[inline]
+    pub fn max_pieces(&self, size: BoardSize) -> u32 {
+        self.sizes[size_index(size)].max_pieces
+    }
+
+    /// The headers of every slice, by board size.
+    pub fn slices(&self) -> impl Iterator<Item = &SliceFile> {
+        self.sizes.iter().flat_map(|s| s.slices.iter())
+    }
+
+    /// The code stored for an index of a slice, through the cache.
+    fn code(&self, size: BoardSize, key: &SliceKey, idx: u64) -> Option<u8> {
+        let db = &self.sizes[size_index(size)];
+        let n = *db.slot.get(key.slot())?;
+        let file = db.slices.get(n as usize)?;
+        let block = idx as usize / BLOCK;
+        let id = ((size_index(size) as u64) << 56) | ((n as u64) << 32) | block as u64;
+        let shard = &self.shards[(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize];
+        {
+            let s = shard.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(b) = s.blocks.get(&id) {
+                return b.get(idx as usize % BLOCK).copied();
+            }
+        }
+        let values = match file.read_block(block) {
+            Ok(v) => Arc::new(v),
+            Err(e) => {
+                if !self.warned.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("{e}; positions there are searched without the database");
+                }
+                return None;
+            }
+        };
+        let c = values.get(idx as usize % BLOCK).copied();
+        let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
+        if s.blocks.insert(id, values).is_none() {
+            s.order.push_back(id);
+        }
+        while s.order.len() > self.cap_blocks_per_shard {
+            if let Some(old) = s.order.pop_front() {
+                s.blocks.remove(&old);
+            }
+        }
+        c
+    }
+
+    /// The value of a position for the side to move, if the database holds it.
+    #[inline]
+    pub fn probe<G: Geometry>(&self, pos: &Position<G>) -> Option<Value> {
+        let n = normalize(pos);
+        let key = key_of::<G>(&n);
+        if key.pieces() > self.max_pieces(G::SIZE) {
+            return None;
+        }
+        let idx = index_of::<G>(&key, &n);
+        self.code(G::SIZE, &key, idx).map(Value::from_code)
+    }
+
+    /// The value of a position of any size.
+    pub fn probe_any(&self, pos: &AnyPosition) -> Option<Value> {
+        crate::with_position!(pos, p => self.probe(p))
+    }
+
+    /// A best move by the database and the position's value: a win takes the move with the
+    /// shortest distance to conversion (converting at once counts 0), a loss the longest, a draw
+    /// the first drawing move. `None` if a successor is not in the database or there is no move.
+    pub fn best_move<G: Geometry>(&self, pos: &Position<G>) -> Option<(Move<G::B>, Value)> {
+        let moves = pos.legal_moves();
+        let here = key_of::<G>(&normalize(pos));
+        if here.pieces() > self.max_pieces(G::SIZE) {
+            return None;
+        }
+        // (move, kind 0 win / 1 draw / 2 loss for us, distance after the move)
+        let mut best: Option<(Move<G::B>, u8, u32)> = None;
+        let mut unknown_dist = false;
+        for m in &moves {
+            let child = pos.play(m);
+            let n = normalize(&child);
+            let key = key_of::<G>(&n);
+            let v = Value::from_code(self.code(G::SIZE, &key, index_of::<G>(&key, &n))?);
+            let inside = key == here.flipped() && !m.is_capture() && !m.crowns;
+            let (kind, d) = match v {
+                Value::Loss(d) => (0, d),
+                Value::Draw => (1, Some(0)),
+                Value::Win(d) => (2, d),
+            };
+            unknown_dist |= d.is_none() && inside;
+            let d = if inside { d.unwrap_or(1000) } else { 0 };
+            let better = match best {
+                None => true,
+                Some((_, bk, bd)) => {
+                    kind < bk
+                        || (kind == bk && kind == 0 && d < bd)
+                        || (kind == bk && kind == 2 && d > bd)
+                }
+            };
+            if better {
+                best = Some((*m, kind, d));
+            }
+        }
+        let (m, kind, d) = best?;
+        let dist = (!unknown_dist).then_some(d + 1);
+        let v = match kind {
+            0 => Value::Win(dist),
+            1 => Value::Draw,
+            _ => Value::Loss(dist),
+        };
+        Some((m, v))
+    }
+
+    /// [`Egdb::best_move`] for a position of any size.
+    pub fn best_move_any(&self, pos: &AnyPosition) -> Option<(MoveInfo, Value)> {
+        fn go<G: Geometry>(db: &Egdb, p: &Position<G>) -> Option<(MoveInfo, Value)> {
+            db.best_move(p).map(|(m, v)| (MoveInfo::of::<G>(&m), v))
+        }
+        crate::with_position!(pos, p => go(self, p))
+    }
+
+    /// Whether a position could be in the database (its piece count is covered); cheaper than a
+    /// probe.
+    #[inline]
+    pub fn covers<G: Geometry>(&self, pos: &Position<G>) -> bool {
+        (pos.pieces[0] | pos.pieces[1]).popcount() <= self.max_pieces(G::SIZE)
+    }
+}

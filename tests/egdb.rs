@@ -1,0 +1,614 @@
+//! Endgame databases: built here (8x8 up to 4 pieces, smaller sets on the other sizes) and checked
+//! against the published position counts, hand-checked endings, a plain solver, their own
+//! successors, the command line, and the engine's play.
+
+use checkersbot::engine::egdb::build::{build, BuildOptions, BuildReport};
+use checkersbot::engine::egdb::index::SliceKey;
+use checkersbot::engine::egdb::{Egdb, Value};
+use checkersbot::rules::board::Grid;
+use checkersbot::rules::geometry::{BoardSize, G8};
+use checkersbot::rules::position::{Position, Side};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("checkersbot-egdb-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn build_db(size: BoardSize, pieces: u32, dir: &std::path::Path) -> BuildReport {
+    let opts = BuildOptions {
+        size,
+        pieces,
+        dir: dir.to_path_buf(),
+        threads: 0,
+    };
+    build(&opts, &mut |_| {}).expect("build")
+}
+
+/// The 8x8 database up to 4 pieces, built once for all tests of this file.
+fn db8() -> &'static (PathBuf, BuildReport, Egdb) {
+    static DB: OnceLock<(PathBuf, BuildReport, Egdb)> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = temp_dir("8x8");
+        let report = build_db(BoardSize::S8, 4, &dir);
+        let db = Egdb::open(&dir, 16).expect("open");
+        (dir, report, db)
+    })
+}
+
+fn pos8(rows: &str, side: Side) -> Position<G8> {
+    Grid::parse_line(rows).expect("board").to_position(side)
+}
+
+#[test]
+fn counts_match_the_published_figures() {
+    let (_, report, _) = db8();
+    let mut per = [0u64; 5];
+    for h in &report.slices {
+        per[h.key.pieces() as usize] += h.positions;
+        assert_eq!(h.positions, h.wins + h.losses + h.draws);
+    }
+    assert_eq!(per[1..], [120, 6_972, 261_224, 7_092_774]);
+}
+
+#[test]
+fn hand_checked_endings() {
+    let (_, _, db) = db8();
+    let v = |rows: &str, side| db.probe(&pos8(rows, side)).expect("in the database");
+    // Two kings against a lone king in the double corner win...
+    let lone = "_P______/________/________/________/___B_B__/________/________/________";
+    assert!(matches!(v(lone, Side::Player), Value::Loss(Some(_))));
+    assert!(matches!(v(lone, Side::Bot), Value::Win(Some(_))));
+    // ...but not when the lone king attacks both at once: it takes them both.
+    let fork = "________/__B_____/________/__B_____/___P____/________/________/________";
+    assert_eq!(v(fork, Side::Player), Value::Win(Some(1)));
+    // One king against one king in the centre is a draw...
+    let centre = "________/________/________/__P_____/_____B__/________/________/________";
+    assert_eq!(v(centre, Side::Player), Value::Draw);
+    assert_eq!(v(centre, Side::Bot), Value::Draw);
+    // ...yet a king caught in the single corner is lost: its only move walks into a capture.
+    let corner = "________/________/________/________/________/__B_____/________/P_______";
+    assert_eq!(v(corner, Side::Player), Value::Loss(Some(2)));
+    // A man the king cannot stop crowns and draws; one it can stop is lost.
+    let runs = "________/________/___p____/________/________/________/________/______B_";
+    assert_eq!(v(runs, Side::Player), Value::Draw);
+    let caught = "________/________/________/__B_____/________/p_______/________/________";
+    assert!(matches!(v(caught, Side::Player), Value::Loss(_)));
+    // A side with no legal move loses at once.
+    let blocked = "_B______/p_______/________/________/________/________/________/________";
+    assert_eq!(v(blocked, Side::Player), Value::Loss(Some(0)));
+    // Three kings against one: the lone side loses wherever it stands, barring a capture now.
+    let three = "_B_B____/________/________/________/________/________/_B______/______P_";
+    assert!(matches!(v(three, Side::Player), Value::Loss(_)));
+}
+
+/// Plain solver: all positions reachable from the starts, then values by repeating "won if a
+/// move reaches a lost position, lost if every move reaches a won one" until nothing changes.
+fn plain_values(starts: &[Position<G8>]) -> HashMap<Position<G8>, i8> {
+    let mut index: HashMap<Position<G8>, usize> = HashMap::new();
+    let mut nodes: Vec<Position<G8>> = Vec::new();
+    let mut succ: Vec<Vec<usize>> = Vec::new();
+    for s in starts {
+        if !index.contains_key(s) {
+            index.insert(*s, nodes.len());
+            nodes.push(*s);
+        }
+    }
+    let mut i = 0;
+    while i < nodes.len() {
+        let p = nodes[i];
+        let mut out = Vec::new();
+        for m in p.legal_moves() {
+            let c = p.play(&m);
+            let id = *index.entry(c).or_insert_with(|| {
+                nodes.push(c);
+                nodes.len() - 1
+            });
+            out.push(id);
+        }
+        succ.push(out);
+        i += 1;
+    }
+    // 1 won, -1 lost, 0 unknown (drawn at the end).
+    let mut val = vec![0i8; nodes.len()];
+    loop {
+        let mut changed = false;
+        for j in 0..nodes.len() {
+            if val[j] != 0 {
+                continue;
+            }
+            let s = &succ[j];
+            let nv = if s.iter().any(|&c| val[c] == -1) {
+                1
+            } else if s.iter().all(|&c| val[c] == 1) {
+                -1
+            } else {
+                0
+            };
+            if nv != 0 {
+                val[j] = nv;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    nodes.into_iter().zip(val).collect()
+}
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+}
+
+/// Random positions with the given material (kings and men of each side) and side to move.
+fn random_positions(n: usize, seed: u64, men: [u32; 2], kings: [u32; 2]) -> Vec<Position<G8>> {
+    let mut rng = Lcg(seed);
+    let mut out = Vec::new();
+    while out.len() < n {
+        let mut p = Position::<G8>::empty(if rng.next().is_multiple_of(2) {
+            Side::Player
+        } else {
+            Side::Bot
+        });
+        let mut ok = true;
+        for side in [Side::Player, Side::Bot] {
+            for king in [false, true] {
+                let count = if king {
+                    kings[side.index()]
+                } else {
+                    men[side.index()]
+                };
+                for _ in 0..count {
+                    let row = (rng.next() % 8) as u8;
+                    let col = (rng.next() % 4) as u8 * 2 + (row + 1) % 2;
+                    let c = checkersbot::rules::geometry::Coord::new(row, col);
+                    let sq = c.to_square(8).expect("playable");
+                    let crown_row = if side == Side::Player { 0 } else { 7 };
+                    if p.piece_at(sq).is_some() || (!king && row == crown_row) {
+                        ok = false;
+                    }
+                    p.put(sq, Some(checkersbot::rules::position::Piece { side, king }));
+                }
+            }
+        }
+        if ok {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn values_agree_with_a_plain_solver() {
+    let (_, _, db) = db8();
+    let mut starts = random_positions(25, 1, [0, 0], [2, 1]);
+    starts.extend(random_positions(25, 2, [1, 1], [0, 1]));
+    starts.extend(random_positions(25, 3, [2, 0], [0, 1]));
+    starts.extend(random_positions(25, 4, [1, 0], [1, 0]));
+    let plain = plain_values(&starts);
+    let mut seen = [0; 3];
+    for (p, v) in &plain {
+        let got = db.probe(p).expect("in the database");
+        let want = match v {
+            1 => matches!(got, Value::Win(_)),
+            -1 => matches!(got, Value::Loss(_)),
+            _ => got == Value::Draw,
+        };
+        assert!(
+            want,
+            "{} {:?}: plain {v}, database {got}",
+            Grid::from_position(p).to_line(),
+            p.side
+        );
+        seen[(v + 1) as usize] += 1;
+    }
+    assert!(
+        seen.iter().all(|&s| s > 0),
+        "wins, losses and draws all seen: {seen:?}"
+    );
+}
+
+/// The value the successors give a position, from the database (distances to conversion count
+/// a move that leaves the slice as one ply).
+fn from_successors(db: &Egdb, p: &Position<G8>) -> Value {
+    let moves = p.legal_moves();
+    if moves.is_empty() {
+        return Value::Loss(Some(0));
+    }
+    let here = checkersbot::engine::egdb::index::locate(p).0;
+    let mut best_win: Option<u32> = None;
+    let mut longest = 0;
+    let mut draw = false;
+    for m in &moves {
+        let c = p.play(m);
+        let inside = checkersbot::engine::egdb::index::locate(&c).0 == here.flipped();
+        let v = db.probe(&c).expect("successor in the database");
+        let d = |d: Option<u32>| if inside { d.expect("distance") + 1 } else { 1 };
+        match v {
+            Value::Loss(x) => best_win = Some(best_win.map_or(d(x), |b| b.min(d(x)))),
+            Value::Win(x) => longest = longest.max(d(x)),
+            Value::Draw => draw = true,
+        }
+    }
+    match best_win {
+        Some(d) => Value::Win(Some(d)),
+        None if draw => Value::Draw,
+        None => Value::Loss(Some(longest)),
+    }
+}
+
+#[test]
+fn every_sampled_value_agrees_with_its_successors() {
+    let (_, _, db) = db8();
+    let mut all = Vec::new();
+    for (seed, men, kings) in [
+        (10, [0, 0], [2, 2]),
+        (11, [1, 1], [1, 1]),
+        (12, [2, 1], [0, 1]),
+        (13, [2, 2], [0, 0]),
+        (14, [0, 1], [3, 0]),
+    ] {
+        all.extend(random_positions(400, seed, men, kings));
+    }
+    for p in &all {
+        let v = db.probe(p).expect("in the database");
+        assert_eq!(
+            v,
+            from_successors(db, p),
+            "{} {:?}",
+            Grid::from_position(p).to_line(),
+            p.side
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_build_resumes_and_damage_is_rebuilt() {
+    let dir = temp_dir("resume");
+    let first = build_db(BoardSize::S6, 3, &dir);
+    assert_eq!(first.resumed, 0);
+    // Lose the last slices built (as a killed build would) and damage another.
+    let mut files: Vec<PathBuf> = first
+        .slices
+        .iter()
+        .map(|h| dir.join("6x6").join(h.key.file_name()))
+        .collect();
+    let last = files.split_off(files.len() - 5);
+    for f in &last {
+        std::fs::remove_file(f).expect("remove");
+    }
+    let victim = &files[files.len() / 2];
+    let mut bytes = std::fs::read(victim).expect("read");
+    let n = bytes.len();
+    bytes[n - 1] ^= 0xFF;
+    std::fs::write(victim, &bytes).expect("write");
+    let second = build_db(BoardSize::S6, 3, &dir);
+    // Each lost or damaged slice is built again with its twin.
+    assert!(
+        second.resumed >= first.slices.len() - 2 * 6,
+        "{}",
+        second.resumed
+    );
+    assert!(second.resumed < first.slices.len() - 5);
+    let values = |r: &BuildReport| -> Vec<(SliceKey, u64, u64, u64)> {
+        let mut v: Vec<_> = r
+            .slices
+            .iter()
+            .map(|h| (h.key, h.wins, h.losses, h.draws))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(values(&first), values(&second));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_size_builds_and_verifies() {
+    for (size, pieces) in [
+        (BoardSize::S4, 4),
+        (BoardSize::S6, 3),
+        (BoardSize::S10, 2),
+        (BoardSize::S12, 2),
+    ] {
+        let dir = temp_dir(&format!("size{}", size.n()));
+        let report = build_db(size, pieces, &dir);
+        assert!(!report.slices.is_empty());
+        let db = Egdb::open(&dir, 4).expect("open");
+        assert_eq!(db.max_pieces(size), pieces);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[test]
+fn probe_command_prints_values() {
+    let (dir, _, _) = db8();
+    let exe = env!("CARGO_BIN_EXE_checkersbot");
+    let out = std::process::Command::new(exe)
+        .args([
+            "egdb",
+            "probe",
+            "--board",
+            "________/________/________/________/________/__B_____/________/P_______",
+            "--side",
+            "p",
+            "--dir",
+        ])
+        .arg(dir)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "loss 2\n");
+    use std::io::Write;
+    let mut child = std::process::Command::new(exe)
+        .args(["egdb", "probe", "--dir"])
+        .arg(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(
+            b"________/________/________/__P_____/_____B__/________/________/________ b\n\
+              ________/__B_____/________/__B_____/___P____/________/________/________ p\n\
+              nonsense\n\
+              _b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ p\n",
+        )
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(lines[0], "draw");
+    assert_eq!(lines[1], "win 1");
+    assert!(lines[2].starts_with("error"), "{}", lines[2]);
+    assert_eq!(lines[3], "unknown");
+    // info lists the piece counts with the published numbers.
+    let out = std::process::Command::new(exe)
+        .args(["egdb", "info", "--dir"])
+        .arg(dir)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("| 8x8 | 4 | "), "{text}");
+    assert!(text.contains(" 7092774 "), "{text}");
+    // A damaged directory is refused with a message, not a panic.
+    let bad = temp_dir("bad");
+    std::fs::create_dir_all(bad.join("8x8")).expect("mkdir");
+    std::fs::write(bad.join("8x8").join("m0k1l0-m0k1l0.cbdb"), b"garbage").expect("write");
+    let out = std::process::Command::new(exe)
+        .args(["egdb", "info", "--dir"])
+        .arg(&bad)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("damaged"), "{err}");
+    let _ = std::fs::remove_dir_all(&bad);
+}
+
+mod engine_with_database {
+    use super::*;
+    use checkersbot::engine::{Engine, EngineConfig, Limits, StopReason};
+    use checkersbot::rules::any_size::AnyPosition;
+    use checkersbot::rules::game::{Game, Status};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn engine(db: Option<Arc<Egdb>>) -> Engine {
+        Engine::new(EngineConfig {
+            egdb: db,
+            ..EngineConfig::default()
+        })
+    }
+
+    fn shared_db() -> Arc<Egdb> {
+        let (dir, _, _) = db8();
+        Arc::new(Egdb::open(dir, 16).expect("open"))
+    }
+
+    /// Plays `game` on: `mover` (the engine) for `side`, `other` for the opponent, until it ends.
+    fn play_out(
+        game: &mut Game,
+        side: Side,
+        mover: &mut Engine,
+        other: &mut dyn FnMut(&AnyPosition, &[u64]) -> checkersbot::rules::any_size::MoveInfo,
+        max_plies: usize,
+    ) -> Status {
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let stop = AtomicBool::new(false);
+        for _ in 0..max_plies {
+            let st = game.status();
+            if st.is_over() {
+                return st;
+            }
+            let pos = *game.current();
+            let history = game.history_keys();
+            let mv = if pos.side() == side {
+                mover
+                    .search(&pos, &history, &limits, &stop, &mut |_| {})
+                    .best
+                    .expect("a move")
+            } else {
+                other(&pos, &history)
+            };
+            game.play(&mv).expect("legal");
+        }
+        game.status()
+    }
+
+    #[test]
+    fn the_engine_converts_sampled_database_wins_within_the_40_move_rule() {
+        let db = shared_db();
+        let mut won = Vec::new();
+        for (seed, men, kings) in [
+            (20, [0, 0], [2, 1]),
+            (21, [0, 1], [2, 0]),
+            (22, [1, 0], [1, 1]),
+            (23, [0, 0], [3, 1]),
+            (24, [1, 1], [1, 0]),
+            (25, [2, 0], [0, 1]),
+        ] {
+            let wins = random_positions(60, seed, men, kings)
+                .into_iter()
+                .filter(|p| matches!(db.probe(p), Some(Value::Win(_))) && !p.has_capture());
+            won.extend(wins.take(6));
+        }
+        assert!(won.len() >= 20, "{} won positions", won.len());
+        let mut winner = engine(Some(db.clone()));
+        let mut longest = 0;
+        for p in &won {
+            winner.new_game();
+            let start = AnyPosition::S8(*p);
+            let mut game = Game::new(start);
+            let defence = db.clone();
+            let mut defend = |pos: &AnyPosition, _: &[u64]| {
+                defence.best_move_any(pos).expect("in the database").0
+            };
+            let status = play_out(&mut game, p.side, &mut winner, &mut defend, 400);
+            assert_eq!(
+                status,
+                Status::Win { winner: p.side },
+                "{} {:?} after {} plies",
+                Grid::from_position(p).to_line(),
+                p.side,
+                game.plies()
+            );
+            longest = longest.max(game.plies());
+        }
+        eprintln!(
+            "{} wins converted, the longest in {longest} plies",
+            won.len()
+        );
+    }
+
+    #[test]
+    fn the_engine_never_loses_a_sampled_drawn_position() {
+        let db = shared_db();
+        let mut drawn = Vec::new();
+        for (seed, men, kings) in [
+            (30, [0, 0], [1, 1]),
+            (31, [1, 1], [0, 1]),
+            (32, [0, 1], [2, 0]),
+            (33, [1, 1], [1, 1]),
+            (34, [0, 0], [2, 2]),
+        ] {
+            let draws = random_positions(60, seed, men, kings)
+                .into_iter()
+                .filter(|p| db.probe(p) == Some(Value::Draw) && !p.has_capture());
+            drawn.extend(draws.take(4));
+        }
+        assert!(drawn.len() >= 12, "{} drawn positions", drawn.len());
+        let mut holder = engine(Some(db.clone()));
+        let mut attacker = engine(None);
+        for p in &drawn {
+            holder.new_game();
+            attacker.new_game();
+            let mut game = Game::new(AnyPosition::S8(*p));
+            let stop = AtomicBool::new(false);
+            let limits = Limits {
+                depth: Some(8),
+                ..Limits::default()
+            };
+            let mut attack = |pos: &AnyPosition, history: &[u64]| {
+                attacker
+                    .search(pos, history, &limits, &stop, &mut |_| {})
+                    .best
+                    .expect("a move")
+            };
+            let status = play_out(&mut game, p.side, &mut holder, &mut attack, 120);
+            assert!(
+                !matches!(status, Status::Win { winner } if winner != p.side),
+                "{} {:?} lost",
+                Grid::from_position(p).to_line(),
+                p.side
+            );
+        }
+    }
+
+    #[test]
+    fn a_root_in_the_database_is_answered_from_it_and_the_tree_probes_it() {
+        let db = shared_db();
+        let mut e = engine(Some(db.clone()));
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            depth: Some(8),
+            ..Limits::default()
+        };
+        // Two kings against one: the database's move, with its score, at once.
+        let lone = pos8(
+            "_P______/________/________/________/___B_B__/________/________/________",
+            Side::Bot,
+        );
+        let mut infos = Vec::new();
+        let r = e.search(&AnyPosition::S8(lone), &[], &limits, &stop, &mut |i| {
+            infos.push(i.clone())
+        });
+        assert_eq!(r.reason, StopReason::Egdb);
+        assert_eq!(infos.len(), 1);
+        let Some(Value::Win(Some(d))) = db.probe(&lone) else {
+            panic!("a win")
+        };
+        assert_eq!(r.info.score.to_string(), format!("dbwin {d}"));
+        // Five pieces (outside a 4-piece database), one capture away from it: the search reads
+        // the database below the root, and knows the win.
+        let five = pos8(
+            "_P______/________/________/________/___B_B__/________/_B___p__/________",
+            Side::Player,
+        );
+        let r = e.search(&AnyPosition::S8(five), &[], &limits, &stop, &mut |_| {});
+        assert!(r.info.egdb_hits > 0);
+        assert_ne!(r.reason, StopReason::Egdb);
+        // Without the database the same search reads none.
+        let mut plain = engine(None);
+        let r = plain.search(&AnyPosition::S8(five), &[], &limits, &stop, &mut |_| {});
+        assert_eq!(r.info.egdb_hits, 0);
+    }
+}
+
+#[test]
+fn the_daemon_takes_set_egdb() {
+    let (dir, _, _) = db8();
+    let exe = env!("CARGO_BIN_EXE_checkersbot");
+    let rows = "_P______/________/________/________/___B_B__/________/________/________";
+    let input = format!(
+        "set egdb /nonexistent/egdb\nset egdb {}\nposition {rows} b\nboard {rows} b\nset egdb off\nquit\n",
+        dir.display()
+    );
+    let file = temp_dir("daemon.in");
+    std::fs::write(&file, input).expect("write");
+    let out = std::process::Command::new(exe)
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("error bad-option egdb:"), "{text}");
+    assert_eq!(lines[1], "ok", "{text}");
+    assert_eq!(lines[2], "ok", "{text}");
+    assert!(
+        lines[3].starts_with("info depth 1 score dbwin ") && lines[3].contains(" egdb 1 pv "),
+        "{text}"
+    );
+    assert!(lines[4].starts_with("move "), "{text}");
+    assert_eq!(lines[5..], ["ok", "bye"], "{text}");
+    let _ = std::fs::remove_file(&file);
+}
