@@ -9,141 +9,20 @@
 
 use checkersbot::robot::daemon::{replay, Settings};
 use checkersbot::robot::protocol::{InfoLine, InfoMode, Reply};
-use checkersbot::robot::transport::{LineReader, MemorySink};
+use checkersbot::robot::transport::MemorySink;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use proptest::prelude::*;
 use std::io::{Read, Write};
 use std::os::unix::io::AsRawFd;
-use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command as Process, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
-const WAIT: Duration = Duration::from_secs(30);
+mod common;
+use common::{limit_address_space, Daemon, BIN, WAIT};
 
 /// Lines arriving from a reader, on a channel (so that waits can time out).
-fn line_channel<R: Read + Send + 'static>(r: R) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut reader = LineReader::new(r);
-        while let Ok(Some(Ok(line))) = reader.next_line() {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// The daemon over pipes; stdout is read only once `lines` is asked for.
-struct Daemon {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: Option<std::process::ChildStdout>,
-    lines: Option<Receiver<String>>,
-}
-
-impl Daemon {
-    fn start(args: &[&str]) -> Daemon {
-        Self::start_limited(args, None)
-    }
-
-    /// With an address-space limit (bytes), as `ulimit -v` would set it.
-    fn start_limited(args: &[&str], address_space: Option<u64>) -> Daemon {
-        let mut cmd = Process::new(BIN);
-        cmd.arg("serve")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if std::env::var_os("WIRE_LOG").is_some() {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
-            });
-        if let Some(limit) = address_space {
-            limit_address_space(&mut cmd, limit);
-        }
-        let mut child = cmd.spawn().expect("start checkersbot serve");
-        let stdout = child.stdout.take();
-        let stdin = child.stdin.take();
-        Daemon {
-            child,
-            stdin,
-            stdout,
-            lines: None,
-        }
-    }
-
-    fn lines(&mut self) -> &Receiver<String> {
-        if self.lines.is_none() {
-            let out = self.stdout.take().expect("stdout");
-            self.lines = Some(line_channel(out));
-        }
-        self.lines.as_ref().expect("set above")
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The next final reply, skipping info lines.
-    fn reply(&mut self) -> String {
-        loop {
-            let l = self.lines().recv_timeout(WAIT).expect("a reply in time");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
-    }
-
-    fn ask(&mut self, line: &str) -> String {
-        self.send(line);
-        self.reply()
-    }
-
-    fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
-        let end = Instant::now() + within;
-        while Instant::now() < end {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                return Some(s);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        None
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.child.kill().ok();
-            self.child.wait().ok();
-        }
-    }
-}
-
-/// Sets `RLIMIT_AS` in the child before it runs.
-fn limit_address_space(cmd: &mut Process, bytes: u64) {
-    // SAFETY: the closure only calls setrlimit, which is async-signal-safe, on a local struct.
-    unsafe {
-        cmd.pre_exec(move || {
-            let lim = libc::rlimit {
-                rlim_cur: bytes as libc::rlim_t,
-                rlim_max: bytes as libc::rlim_t,
-            };
-            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
 fn board_line(pos: &AnyPosition, side: Side) -> String {
     format!("board {} {side}", pos.to_line())
 }

@@ -4,109 +4,18 @@
 
 use checkersbot::robot::daemon::{replay, Settings};
 use checkersbot::robot::protocol::{Command, Reply, MAX_LINE};
-use checkersbot::robot::transport::{LineReader, MemorySink};
+use checkersbot::robot::transport::MemorySink;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::{initial_grid, Grid};
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use std::io::Write;
 use std::os::unix::io::AsRawFd;
-use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
-const WAIT: Duration = Duration::from_secs(20);
-
-/// Lines arriving from a reader, on a channel (so that waits can time out).
-fn line_channel<R: std::io::Read + Send + 'static>(r: R) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        let mut reader = LineReader::new(r);
-        while let Ok(Some(Ok(line))) = reader.next_line() {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// The daemon as a child process speaking over pipes.
-struct Daemon {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Daemon {
-    fn start(args: &[&str]) -> Daemon {
-        let mut child = Process::new(BIN)
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if std::env::var_os("WIRE_LOG").is_some() {
-                Stdio::inherit()
-            } else {
-                Stdio::null()
-            })
-            .spawn()
-            .expect("start checkersbot serve");
-        let stdout = child.stdout.take().expect("stdout");
-        let stdin = child.stdin.take();
-        Daemon {
-            child,
-            stdin,
-            lines: line_channel(stdout),
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn next(&self) -> String {
-        self.lines.recv_timeout(WAIT).expect("a reply in time")
-    }
-
-    /// The final reply, skipping info lines.
-    fn reply(&self) -> String {
-        loop {
-            let l = self.next();
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
-    }
-
-    fn ask(&mut self, line: &str) -> String {
-        self.send(line);
-        self.reply()
-    }
-
-    fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
-        let end = Instant::now() + within;
-        while Instant::now() < end {
-            if let Ok(Some(s)) = self.child.try_wait() {
-                return Some(s);
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        None
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.child.kill().ok();
-            self.child.wait().ok();
-        }
-    }
-}
+mod common;
+use common::{Daemon, WAIT};
 
 /// The position after a `move` reply.
 fn after(pos: &AnyPosition, reply: &str) -> AnyPosition {
@@ -572,7 +481,7 @@ fn thousands_of_malformed_lines_over_a_pipe_leave_the_daemon_answering() {
         }
     }
     // Nothing more: exactly one final reply per request.
-    if let Ok(l) = d.lines.recv_timeout(Duration::from_millis(300)) {
+    if let Ok(l) = d.lines().recv_timeout(Duration::from_millis(300)) {
         panic!("a reply too many: {l}");
     }
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);

@@ -1,0 +1,139 @@
+//! The harness the daemon tests share: a real `checkersbot serve` child driven over pipes.
+
+#![allow(dead_code)]
+
+use checkersbot::robot::transport::LineReader;
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command as Process, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
+/// How long a reply may take before a test fails (generous: the machine may be loaded).
+pub const WAIT: Duration = Duration::from_secs(30);
+
+pub fn line_channel<R: Read + Send + 'static>(r: R) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        let mut reader = LineReader::new(r);
+        while let Ok(Some(Ok(line))) = reader.next_line() {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// The daemon over pipes; stdout is read only once `lines` is asked for.
+pub struct Daemon {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    stdout: Option<std::process::ChildStdout>,
+    lines: Option<Receiver<String>>,
+}
+
+impl Daemon {
+    pub fn start(args: &[&str]) -> Daemon {
+        Self::start_limited(args, None)
+    }
+
+    /// With an address-space limit (bytes), as `ulimit -v` would set it.
+    pub fn start_limited(args: &[&str], address_space: Option<u64>) -> Daemon {
+        let mut cmd = Process::new(BIN);
+        cmd.arg("serve")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(if std::env::var_os("WIRE_LOG").is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            });
+        if let Some(limit) = address_space {
+            limit_address_space(&mut cmd, limit);
+        }
+        let mut child = cmd.spawn().expect("start checkersbot serve");
+        let stdout = child.stdout.take();
+        let stdin = child.stdin.take();
+        Daemon {
+            child,
+            stdin,
+            stdout,
+            lines: None,
+        }
+    }
+
+    pub fn lines(&mut self) -> &Receiver<String> {
+        if self.lines.is_none() {
+            let out = self.stdout.take().expect("stdout");
+            self.lines = Some(line_channel(out));
+        }
+        self.lines.as_ref().expect("set above")
+    }
+
+    pub fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(format!("{line}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line, info or final.
+    pub fn next(&mut self) -> String {
+        self.lines().recv_timeout(WAIT).expect("a reply in time")
+    }
+
+    /// The next final reply, skipping info lines.
+    pub fn reply(&mut self) -> String {
+        loop {
+            let l = self.lines().recv_timeout(WAIT).expect("a reply in time");
+            if !l.starts_with("info ") {
+                return l;
+            }
+        }
+    }
+
+    pub fn ask(&mut self, line: &str) -> String {
+        self.send(line);
+        self.reply()
+    }
+
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let end = Instant::now() + within;
+        while Instant::now() < end {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return Some(s);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.child.kill().ok();
+            self.child.wait().ok();
+        }
+    }
+}
+
+/// Sets `RLIMIT_AS` in the child before it runs.
+pub fn limit_address_space(cmd: &mut Process, bytes: u64) {
+    // SAFETY: the closure only calls setrlimit, which is async-signal-safe, on a local struct.
+    unsafe {
+        cmd.pre_exec(move || {
+            let lim = libc::rlimit {
+                rlim_cur: bytes as libc::rlim_t,
+                rlim_max: bytes as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
