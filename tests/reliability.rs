@@ -15,12 +15,11 @@ use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use proptest::prelude::*;
 use std::io::{Read, Write};
-use std::os::unix::io::AsRawFd;
 use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{limit_address_space, Daemon, BIN, WAIT};
+use common::{device_link, limit_address_space, pty_pair, Daemon, BIN, WAIT};
 
 /// Lines arriving from a reader, on a channel (so that waits can time out).
 fn board_line(pos: &AnyPosition, side: Side) -> String {
@@ -222,15 +221,8 @@ struct Pty {
 
 impl Pty {
     fn new() -> Pty {
-        let (mut master, slave) = serialport::TTYPort::pair().expect("a pty pair");
-        for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
-            // SAFETY: fcntl on descriptors we own.
-            unsafe {
-                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-            }
-        }
+        let (mut master, slave, path) = pty_pair();
         serialport::SerialPort::set_timeout(&mut master, Duration::from_millis(100)).unwrap();
-        let path = serialport::SerialPort::name(&slave).expect("slave name");
         Pty {
             master,
             _slave: slave,
@@ -323,12 +315,8 @@ fn five_thousand_pings_over_a_pseudo_terminal_read_only_after_a_pause_all_get_th
 
 #[test]
 fn a_move_searched_while_the_device_is_away_arrives_after_it_returns() {
-    let dir = std::env::temp_dir().join(format!("checkersbot-rel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let link = dir.join("tty");
-    std::fs::remove_file(&link).ok();
     let mut pty = Pty::new();
-    std::os::unix::fs::symlink(&pty.path, &link).unwrap();
+    let link = device_link("rel", &pty.path);
     let link_text = link.to_string_lossy().to_string();
     let _d = serve_on(&link_text, &["--movetime", "1500", "--info", "off"]);
     assert_eq!(pty.ask_until_open("ping"), "pong");
@@ -354,7 +342,9 @@ fn a_move_searched_while_the_device_is_away_arrives_after_it_returns() {
     after(&pos, &got[0]);
     pty.send("repeat");
     assert_eq!(pty.finals(1, WAIT), got);
-    std::fs::remove_dir_all(&dir).ok();
+    if let Some(dir) = link.parent() {
+        std::fs::remove_dir_all(dir).ok();
+    }
 }
 
 #[test]

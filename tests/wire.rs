@@ -10,12 +10,11 @@ use checkersbot::rules::board::{initial_grid, Grid};
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use std::io::Write;
-use std::os::unix::io::AsRawFd;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{Daemon, WAIT};
+use common::{device_link, pty_pair, Daemon, WAIT};
 
 /// The position after a `move` reply.
 fn after(pos: &AnyPosition, reply: &str) -> AnyPosition {
@@ -183,16 +182,7 @@ fn pty_reader(
 
 impl Pty {
     fn new() -> Pty {
-        let (master, slave) = serialport::TTYPort::pair().expect("a pty pair");
-        // The pair is opened without close-on-exec: keep the daemon (a child) from inheriting
-        // it, or the terminal would live on in the daemon when the test drops it.
-        for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
-            // SAFETY: fcntl on descriptors we own.
-            unsafe {
-                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-            }
-        }
-        let path = serialport::SerialPort::name(&slave).expect("slave name");
+        let (master, slave, path) = pty_pair();
         let reader = master.try_clone_native().expect("clone master");
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (lines, h) = pty_reader(reader, stop.clone());
@@ -279,12 +269,8 @@ fn serve_over_a_pseudo_terminal_plays_several_moves() {
 
 #[test]
 fn a_serial_device_that_disappears_is_reopened_and_the_game_goes_on() {
-    let dir = std::env::temp_dir().join(format!("checkersbot-wire-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let link = dir.join("tty");
-    std::fs::remove_file(&link).ok();
     let mut pty = Pty::new();
-    std::os::unix::fs::symlink(&pty.path, &link).unwrap();
+    let link = device_link("wire", &pty.path);
     let link_text = link.to_string_lossy().to_string();
     let _d = Daemon::start(&[
         "--serial",
@@ -315,7 +301,9 @@ fn a_serial_device_that_disappears_is_reopened_and_the_game_goes_on() {
     pos = pos.play(&mv).unwrap();
     let reply = pty.ask(&board_line(&pos, Side::Bot));
     after(&pos, &reply);
-    std::fs::remove_dir_all(&dir).ok();
+    if let Some(dir) = link.parent() {
+        std::fs::remove_dir_all(dir).ok();
+    }
 }
 
 /// A small deterministic generator (xorshift).

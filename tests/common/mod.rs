@@ -137,3 +137,29 @@ pub fn limit_address_space(cmd: &mut Process, bytes: u64) {
         });
     }
 }
+
+/// A pseudo-terminal pair (master, slave, the slave's path), closed on exec so that the daemon (a
+/// child) does not inherit it: the terminal must really go away when a test drops it.
+pub fn pty_pair() -> (serialport::TTYPort, serialport::TTYPort, String) {
+    use std::os::unix::io::AsRawFd;
+    let (master, slave) = serialport::TTYPort::pair().expect("a pty pair");
+    for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
+        // SAFETY: fcntl on descriptors we own.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        }
+    }
+    let path = serialport::SerialPort::name(&slave).expect("slave name");
+    (master, slave, path)
+}
+
+/// A symbolic link named `tty` in a fresh directory of this test run (`tag` names it) pointing at
+/// `target`: a stable device name that can be pointed at a new terminal later. Returns its path.
+pub fn device_link(tag: &str, target: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("checkersbot-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let link = dir.join("tty");
+    std::fs::remove_file(&link).ok();
+    std::os::unix::fs::symlink(target, &link).expect("symlink");
+    link
+}
