@@ -19,7 +19,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{device_link, limit_address_space, pty_pair, Daemon, BIN, WAIT};
+use common::{device_link, limit_address_space, pty_pair, take_lines, Daemon, BIN, WAIT};
 
 /// Lines arriving from a reader, on a channel (so that waits can time out).
 fn board_line(pos: &AnyPosition, side: Side) -> String {
@@ -140,12 +140,7 @@ fn end_of_input_lets_the_search_run_its_budget() {
     .expect("a table");
     let expected = sink.0.lock().unwrap().clone();
     let mut d = Daemon::start(&["--depth", "11", "--movetime", "0", "--info", "final"]);
-    d.stdin
-        .as_mut()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    d.stdin = None;
+    d.send_all_and_close(&input);
     let status = d.wait_exit(Duration::from_secs(120)).expect("exits");
     assert!(status.success(), "{status:?}");
     let got: Vec<String> = d.lines().iter().collect();
@@ -168,12 +163,7 @@ fn end_of_input_lets_the_search_run_its_budget() {
     // A move time: the search is not cut short (it answered in 10-30 ms before the fix).
     let mut d = Daemon::start(&["--movetime", "1500", "--info", "final"]);
     let t = Instant::now();
-    d.stdin
-        .as_mut()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    d.stdin = None;
+    d.send_all_and_close(&input);
     let status = d.wait_exit(WAIT).expect("exits");
     let took = t.elapsed();
     assert!(status.success(), "{status:?}");
@@ -255,14 +245,8 @@ impl Pty {
             match self.master.read(&mut buf) {
                 Ok(n) => {
                     pending.extend_from_slice(&buf[..n]);
-                    while let Some(i) = pending.iter().position(|&b| b == b'\n') {
-                        let line: Vec<u8> = pending.drain(..=i).collect();
-                        let text = String::from_utf8_lossy(&line[..i]);
-                        let text = text.trim_end_matches('\r').to_string();
-                        if !text.starts_with("info ") {
-                            got.push(text);
-                        }
-                    }
+                    let lines = take_lines(&mut pending);
+                    got.extend(lines.into_iter().filter(|l| !l.starts_with("info ")));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
                 Err(e) => panic!("{e}"),

@@ -14,7 +14,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{device_link, pty_pair, Daemon, WAIT};
+use common::{device_link, pty_pair, take_lines, Daemon, WAIT};
 
 /// The position after a `move` reply.
 fn after(pos: &AnyPosition, reply: &str) -> AnyPosition {
@@ -163,10 +163,7 @@ fn pty_reader(
                 Ok(0) => return,
                 Ok(n) => {
                     pending.extend_from_slice(&buf[..n]);
-                    while let Some(i) = pending.iter().position(|&b| b == b'\n') {
-                        let line: Vec<u8> = pending.drain(..=i).collect();
-                        let text = String::from_utf8_lossy(&line[..i]);
-                        let text = text.trim_end_matches('\r').to_string();
+                    for text in take_lines(&mut pending) {
                         if tx.send(text).is_err() {
                             return;
                         }

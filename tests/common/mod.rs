@@ -80,6 +80,12 @@ impl Daemon {
         stdin.flush().unwrap();
     }
 
+    /// Writes `text` as the whole input and closes it (end of input).
+    pub fn send_all_and_close(&mut self, text: &str) {
+        let mut stdin = self.stdin.take().expect("stdin open");
+        stdin.write_all(text.as_bytes()).expect("write the input");
+    }
+
     /// The next line, info or final.
     pub fn next(&mut self) -> String {
         self.lines().recv_timeout(WAIT).expect("a reply in time")
@@ -162,4 +168,16 @@ pub fn device_link(tag: &str, target: &str) -> std::path::PathBuf {
     std::fs::remove_file(&link).ok();
     std::os::unix::fs::symlink(target, &link).expect("symlink");
     link
+}
+
+/// Takes the complete lines (without `\r\n` or `\n`) out of bytes read from a terminal, leaving
+/// an unfinished last line in `pending`.
+pub fn take_lines(pending: &mut Vec<u8>) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(i) = pending.iter().position(|&b| b == b'\n') {
+        let line: Vec<u8> = pending.drain(..=i).collect();
+        let text = String::from_utf8_lossy(&line[..i]);
+        out.push(text.trim_end_matches('\r').to_string());
+    }
+    out
 }
