@@ -202,10 +202,19 @@ fn tune_variant(
     (p, w)
 }
 
+/// The learned weights named by the environment variable `var` (a `checkersbot train` file), if set.
+fn tune_learned(var: &str) -> Option<std::sync::Arc<checkersbot::engine::eval::LearnedWeights>> {
+    let path = std::env::var(var).ok()?;
+    let bytes = std::fs::read(&path).unwrap();
+    Some(std::sync::Arc::new(
+        checkersbot::engine::eval::LearnedWeights::from_bytes(&bytes).unwrap(),
+    ))
+}
+
 /// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
 /// node budget per move or CB_MS the time per move, CB_GAMES the number of openings, CB_PLIES the
 /// random plies of each opening (default 4), CB_SEED the openings' seed; each opening is played with
-/// both colours). Prints A's wins, losses and draws and the Elo of A over B with its 95% margin.
+/// both colours; CB_EVAL_A and CB_EVAL_B name learned weights files). Prints A's wins, losses and draws and the Elo of A over B with its 95% margin.
 #[test]
 #[ignore]
 fn tune_match() {
@@ -230,9 +239,11 @@ fn tune_match() {
     let mut ea = engine();
     ea.set_search_params(a.0);
     ea.set_weights(a.1.clone());
+    ea.set_learned(tune_learned("CB_EVAL_A"));
     let mut eb = engine();
     eb.set_search_params(b.0);
     eb.set_weights(b.1.clone());
+    eb.set_learned(tune_learned("CB_EVAL_B"));
     let (mut wa, mut wb, mut d) = (0, 0, 0);
     let seed: u64 = env("CB_SEED", "12345").parse().unwrap();
     let plies: usize = env("CB_PLIES", "4").parse().unwrap();
@@ -268,7 +279,8 @@ fn tune_match() {
 }
 
 /// Search-variant experiments: nodes to a fixed depth over a few 8x8 positions, and the depth
-/// reached in a fixed time from the start, for the variant `CB_A` (same knobs as `tune_match`).
+/// reached in a fixed time from the start, for the variant `CB_A` (same knobs as `tune_match`;
+/// CB_EVAL_A names learned weights).
 #[test]
 #[ignore]
 fn tune_depth() {
@@ -290,6 +302,7 @@ fn tune_depth() {
         let mut e = engine();
         e.set_search_params(p);
         e.set_weights(w.clone());
+        e.set_learned(tune_learned("CB_EVAL_A"));
         let limits = Limits {
             depth: Some(depth),
             ..Limits::default()
@@ -302,6 +315,7 @@ fn tune_depth() {
     let mut e = engine();
     e.set_search_params(p);
     e.set_weights(w);
+    e.set_learned(tune_learned("CB_EVAL_A"));
     let start = pos(lines[0].split_once(' ').unwrap().0, Side::Bot);
     let r = search(&mut e, &start, &[], &movetime(1000));
     println!("depth in 1 s: {} ({} nodes)", r.info.depth, r.info.nodes);

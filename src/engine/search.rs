@@ -180,7 +180,14 @@ pub struct Searcher<'a, G: Geometry> {
     /// The last database answers by position key (direct-mapped): probes of positions met again
     /// skip the index and the block cache.
     egdb_memo: Vec<(u64, Value)>,
+    /// The last static evaluations by position key (direct-mapped), kept only for the learned
+    /// evaluation, which costs more than a probe: positions met again by transposition are not
+    /// evaluated twice.
+    eval_memo: Vec<(u64, i32)>,
 }
+
+/// Entries of [`Searcher`]'s memo of static evaluations.
+const EVAL_MEMO: usize = 1 << 14;
 
 /// Entries of [`Searcher`]'s memo of database answers.
 const EGDB_MEMO: usize = 1 << 14;
@@ -274,6 +281,12 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             params,
             egdb: None,
             egdb_memo: Vec::new(),
+            // An empty slot holds the key u64::MAX (see `set_egdb`).
+            eval_memo: if eval.is_learned() {
+                vec![(u64::MAX, 0); EVAL_MEMO]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -306,10 +319,21 @@ impl<'a, G: Geometry> Searcher<'a, G> {
 
     /// The static evaluation, kept inside the band below database scores.
     #[inline(always)]
-    fn static_eval(&self, pos: &Position<G>) -> i32 {
-        self.eval
+    fn static_eval(&mut self, pos: &Position<G>) -> i32 {
+        let slot = (pos.hash as usize) & (EVAL_MEMO - 1);
+        if let Some(&(k, v)) = self.eval_memo.get(slot) {
+            if k == pos.hash {
+                return v;
+            }
+        }
+        let v = self
+            .eval
             .evaluate(pos)
-            .clamp(-EGDB_BOUND + 1, EGDB_BOUND - 1)
+            .clamp(-EGDB_BOUND + 1, EGDB_BOUND - 1);
+        if let Some(e) = self.eval_memo.get_mut(slot) {
+            *e = (pos.hash, v);
+        }
+        v
     }
 
     /// The search settings.

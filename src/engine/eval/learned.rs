@@ -312,12 +312,11 @@ impl LearnedWeights {
 
 /// Where every region's squares are: a region has two adjacent playable squares on each of its
 /// four rows, which are two adjacent bits of the padded layout, so a region is read as four 2-bit
-/// chunks. `player` holds the chunks' shifts as the player sees the region; `bot` the shifts of the
-/// region turned 180 degrees (its chunks read right to left).
+/// chunks. `player` holds the chunks' shifts as the player sees the region. (The bot sees each
+/// region turned 180 degrees: [`Evaluator::features`] reads it on the turned board.)
 #[derive(Clone, Debug, Default)]
 pub(super) struct Regions {
     player: Vec<[u32; 4]>,
-    bot: Vec<[u32; 4]>,
 }
 
 impl Regions {
@@ -333,13 +332,10 @@ impl Regions {
             let mut c0 = 0;
             while c0 + 4 <= n {
                 let mut p = [0; 4];
-                let mut b = [0; 4];
-                for i in 0..4 {
-                    p[i] = first(r0 + i, c0);
-                    b[i] = first(n - 1 - (r0 + i), n - 4 - c0);
+                for (i, shift) in p.iter_mut().enumerate() {
+                    *shift = first(r0 + i, c0);
                 }
                 out.player.push(p);
-                out.bot.push(b);
                 c0 += 2;
             }
             r0 += 2;
@@ -370,20 +366,13 @@ const fn base3_table() -> [u16; 256] {
 }
 
 static BASE3: [u16; 256] = base3_table();
-/// A 2-bit chunk read right to left.
-const REVERSE2: [usize; 4] = [0, 2, 1, 3];
 
 #[inline(always)]
-fn region_index<B: Bits>(shifts: &[u32; 4], own: B, enemy: B, reversed: bool) -> usize {
+fn region_index<B: Bits>(shifts: &[u32; 4], own: B, enemy: B) -> usize {
     let (mut o, mut e) = (0usize, 0usize);
     for (i, &s) in shifts.iter().enumerate() {
-        let (a, b) = if reversed {
-            (REVERSE2[own.two_bits(s)], REVERSE2[enemy.two_bits(s)])
-        } else {
-            (own.two_bits(s), enemy.two_bits(s))
-        };
-        o |= a << (2 * i);
-        e |= b << (2 * i);
+        o |= own.two_bits(s) << (2 * i);
+        e |= enemy.two_bits(s) << (2 * i);
     }
     usize::from(BASE3[o]) + 2 * usize::from(BASE3[e])
 }
@@ -394,16 +383,13 @@ impl<G: Geometry> Evaluator<G> {
     pub fn features(&self, pos: &Position<G>, f: &mut impl FnMut(usize, i32)) {
         let pm = pos.men(Side::Player);
         let bm = pos.men(Side::Bot);
-        for (r, (p, b)) in self
-            .regions
-            .player
-            .iter()
-            .zip(&self.regions.bot)
-            .enumerate()
-        {
+        // The bot's view of a region is the player's view of the same region on the board turned
+        // 180 degrees with the colours swapped: turn the two sets once, read every region twice.
+        let (pm_turned, bm_turned) = (pm.reverse_low(G::BITS), bm.reverse_low(G::BITS));
+        for (r, p) in self.regions.player.iter().enumerate() {
             let base = r * REGION_ENTRIES;
-            f(base + region_index(p, pm, bm, false), 1);
-            f(base + region_index(b, bm, pm, true), -1);
+            f(base + region_index(p, pm, bm), 1);
+            f(base + region_index(p, bm_turned, pm_turned), -1);
         }
         let base = self.regions.player.len() * REGION_ENTRIES;
         let d = |side: Side| self.dense(pos, side);
@@ -549,6 +535,77 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("corrupt"), "{e}");
+    }
+
+    /// The bot's view read square by square from the coordinates: the region turned 180 degrees,
+    /// colours swapped, squares in the same order as the player's view.
+    fn bot_view_by_coordinates<G: Geometry>(pos: &Position<G>, r0: usize, c0: usize) -> usize {
+        let n = G::N;
+        let (mut idx, mut p3) = (0usize, 1usize);
+        for i in 0..4 {
+            // The player's view reads row r0 + i from column c0 rightwards; turned, that is row
+            // n - 1 - (r0 + i) read from column n - 1 - c0 leftwards.
+            let r = n - 1 - (r0 + i);
+            for c in (0..=(n - 1 - c0)).rev().take(4) {
+                if let Some(sq) = Coord::new(r as u8, c as u8).to_square(n) {
+                    let v = match pos.piece_at(sq) {
+                        Some(pc) if !pc.king && pc.side == Side::Bot => 1,
+                        Some(pc) if !pc.king => 2,
+                        _ => 0,
+                    };
+                    idx += v * p3;
+                    p3 *= 3;
+                }
+            }
+        }
+        idx
+    }
+
+    fn check_turned_views<G: Geometry>(seed: u64) {
+        let ev = Evaluator::<G>::new(super::super::Weights::default());
+        let per_side = (G::N - 4) / 2 + 1;
+        let mut x = seed;
+        for _ in 0..200 {
+            let mut pos = Position::<G>::initial(Side::Player);
+            let squares = (0..G::N * G::N)
+                .filter_map(|i| Coord::new((i / G::N) as u8, (i % G::N) as u8).to_square(G::N));
+            for sq in squares {
+                x = crate::engine::search::xorshift(x);
+                let piece = match x % 6 {
+                    0 => Some((Side::Player, false)),
+                    1 => Some((Side::Bot, false)),
+                    2 => Some((Side::Bot, true)),
+                    _ => None,
+                };
+                pos.put(
+                    sq,
+                    piece.map(|(side, king)| crate::rules::position::Piece { side, king }),
+                );
+            }
+            let mut seen = Vec::new();
+            ev.features(&pos, &mut |i, v| seen.push((i, v)));
+            for r in 0..per_side * per_side {
+                let (r0, c0) = (2 * (r / per_side), 2 * (r % per_side));
+                let bot = seen
+                    .iter()
+                    .filter(|&&(i, v)| v == -1 && i / REGION_ENTRIES == r)
+                    .map(|&(i, _)| i % REGION_ENTRIES)
+                    .next();
+                assert_eq!(
+                    bot,
+                    Some(bot_view_by_coordinates(&pos, r0, c0)),
+                    "region {r}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_bot_reads_each_region_turned_on_every_size() {
+        check_turned_views::<G8>(7);
+        check_turned_views::<crate::rules::geometry::G10>(8);
+        check_turned_views::<crate::rules::geometry::G12>(9);
+        check_turned_views::<crate::rules::geometry::G6>(10);
     }
 
     #[test]
