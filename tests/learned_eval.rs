@@ -1,13 +1,15 @@
 //! Property tests of the learned evaluation: a position and its colour-mirrored twin (the board
 //! turned 180 degrees, the colours swapped, the other side to move) score exact negatives from a
-//! fixed side's point of view, on every board size, with weights that are all different.
+//! fixed side's point of view, on every board size, with weights that are all different; and the
+//! region indices the search updates move by move equal those computed from scratch, along random
+//! games from random boards.
 
-use checkersbot::engine::eval::{params_per_phase, LearnedWeights};
+use checkersbot::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Weights, MAX_SLOTS};
 use checkersbot::learn::train::learned_score;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
-use checkersbot::rules::geometry::BoardSize;
-use checkersbot::rules::position::{Piece, Side};
+use checkersbot::rules::geometry::{BoardSize, Geometry, G10, G12, G4, G6, G8};
+use checkersbot::rules::position::{Piece, Position, Side};
 use proptest::prelude::*;
 
 fn weights(size: BoardSize) -> LearnedWeights {
@@ -82,8 +84,54 @@ fn check(size: BoardSize, cells: &[u8], bot: bool) -> Result<(), TestCaseError> 
     Ok(())
 }
 
+/// Plays random moves (chosen by `picks`) from the board `cells` describes, updating the region
+/// indices move by move as the search does, and checks them and the score they give against the
+/// indices and score computed from scratch after every move.
+fn check_incremental<G: Geometry>(cells: &[u8], picks: &[u16]) -> Result<(), TestCaseError> {
+    let w = std::sync::Arc::new(weights(G::SIZE));
+    let ev = Evaluator::<G>::with_learned(Weights::default(), Some(w));
+    let mut pos: Position<G> = board(G::SIZE, cells).to_position(Side::Player);
+    let slots = ev.index_slots();
+    let mut idx = [0u16; MAX_SLOTS];
+    ev.region_indices(&pos, &mut idx);
+    for &pick in picks {
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let next = pos.play(&moves[usize::from(pick) % moves.len()]);
+        ev.update_region_indices(&pos, &next, &mut idx);
+        pos = next;
+        let mut scratch = [0u16; MAX_SLOTS];
+        ev.region_indices(&pos, &mut scratch);
+        prop_assert_eq!(
+            &idx[..slots],
+            &scratch[..slots],
+            "after {}",
+            Grid::from_position(&pos).to_line()
+        );
+        prop_assert_eq!(ev.evaluate_with(&pos, &idx), ev.evaluate(&pos));
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_region_indices_equal_scratch_8x8(cells in prop::collection::vec(any::<u8>(), 32), picks in prop::collection::vec(any::<u16>(), 1..80)) {
+        check_incremental::<G8>(&cells, &picks)?;
+    }
+
+    #[test]
+    fn incremental_region_indices_equal_scratch_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), picks in prop::collection::vec(any::<u16>(), 1..80), which in 0usize..4) {
+        match which {
+            0 => check_incremental::<G4>(&cells, &picks)?,
+            1 => check_incremental::<G6>(&cells, &picks)?,
+            2 => check_incremental::<G10>(&cells, &picks)?,
+            _ => check_incremental::<G12>(&cells, &picks)?,
+        }
+    }
 
     #[test]
     fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool) {

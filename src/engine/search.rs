@@ -24,7 +24,7 @@
 //! `WIN - n`, so the search prefers the fastest win and the slowest loss.
 
 use crate::engine::egdb::{Egdb, Value};
-use crate::engine::eval::Evaluator;
+use crate::engine::eval::{Evaluator, MAX_SLOTS};
 use crate::engine::tt::{Bound, Entry, Tt};
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::Geometry;
@@ -184,6 +184,9 @@ pub struct Searcher<'a, G: Geometry> {
     /// evaluation, which costs more than a probe: positions met again by transposition are not
     /// evaluated twice.
     eval_memo: Vec<(u64, i32)>,
+    /// The learned evaluation's region indices of the position at each ply, updated move by move
+    /// (empty with the hand evaluation).
+    patterns: Vec<[u16; MAX_SLOTS]>,
 }
 
 /// Entries of [`Searcher`]'s memo of static evaluations.
@@ -287,6 +290,11 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             } else {
                 Vec::new()
             },
+            patterns: if eval.is_learned() {
+                vec![[0; MAX_SLOTS]; MAX_PLY + 1]
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -319,17 +327,18 @@ impl<'a, G: Geometry> Searcher<'a, G> {
 
     /// The static evaluation, kept inside the band below database scores.
     #[inline(always)]
-    fn static_eval(&mut self, pos: &Position<G>) -> i32 {
+    fn static_eval(&mut self, pos: &Position<G>, ply: usize) -> i32 {
         let slot = (pos.hash as usize) & (EVAL_MEMO - 1);
         if let Some(&(k, v)) = self.eval_memo.get(slot) {
             if k == pos.hash {
                 return v;
             }
         }
-        let v = self
-            .eval
-            .evaluate(pos)
-            .clamp(-EGDB_BOUND + 1, EGDB_BOUND - 1);
+        let v = match self.patterns.get(ply) {
+            Some(idx) => self.eval.evaluate_with(pos, idx),
+            None => self.eval.evaluate(pos),
+        }
+        .clamp(-EGDB_BOUND + 1, EGDB_BOUND - 1);
         if let Some(e) = self.eval_memo.get_mut(slot) {
             *e = (pos.hash, v);
         }
@@ -391,6 +400,23 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         };
         self.keys.push(child.hash);
         self.quiet.push(q);
+    }
+
+    /// Sets the region indices at ply 0 from scratch (learned evaluation only).
+    fn start_patterns(&mut self, root: &Position<G>) {
+        if let Some(idx) = self.patterns.first_mut() {
+            self.eval.region_indices(root, idx);
+        }
+    }
+
+    /// The region indices at `ply + 1`, for `child` of `pos` at `ply` (learned evaluation only).
+    #[inline]
+    fn child_patterns(&mut self, pos: &Position<G>, child: &Position<G>, ply: usize) {
+        if ply + 1 < self.patterns.len() {
+            let (head, tail) = self.patterns.split_at_mut(ply + 1);
+            tail[0] = head[ply];
+            self.eval.update_region_indices(pos, child, &mut tail[0]);
+        }
     }
 
     fn pop(&mut self) {
@@ -455,6 +481,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         ply: usize,
     ) -> i32 {
         self.counters.nodes += 1;
+        if ply == 0 {
+            self.start_patterns(pos);
+        }
         if self.counters.nodes & 1023 == 0 {
             self.check_stop();
         }
@@ -496,7 +525,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         }
         if (depth <= 0 && !forced_capture) || ply >= MAX_PLY - 1 {
             self.bufs[ply] = moves;
-            return self.static_eval(pos);
+            return self.static_eval(pos, ply);
         }
         let is_pv = beta - alpha > 1;
         let mut tt_move = NO_MOVE;
@@ -528,7 +557,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && moves.len() > 1
             && alpha.abs() < EGDB_BOUND
         {
-            let stand = self.static_eval(pos);
+            let stand = self.static_eval(pos, ply);
             if stand + razor <= alpha {
                 self.bufs[ply] = moves;
                 return stand + razor;
@@ -552,6 +581,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         for (i, mv) in moves.iter().enumerate() {
             let child = pos.play(mv);
             self.push(pos, mv, &child);
+            self.child_patterns(pos, &child, ply);
             let mut score;
             if i == 0 {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
@@ -643,6 +673,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
     ) -> Option<Iteration<G::B>> {
         self.counters.nodes += 1;
         self.pv[0].clear();
+        self.start_patterns(root);
         let depth = depth as i32;
         let (mut alpha, beta) = window;
         let mut best_index = None;
@@ -654,6 +685,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             let mv = order[i];
             let child = root.play(&mv);
             self.push(root, &mv, &child);
+            self.child_patterns(root, &child, 0);
             let score = if i == 0 {
                 -self.negamax(&child, depth - 1, -beta, -alpha, 1)
             } else {

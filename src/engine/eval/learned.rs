@@ -314,9 +314,24 @@ impl LearnedWeights {
 /// four rows, which are two adjacent bits of the padded layout, so a region is read as four 2-bit
 /// chunks. `player` holds the chunks' shifts as the player sees the region. (The bot sees each
 /// region turned 180 degrees: [`Evaluator::features`] reads it on the turned board.)
+///
+/// For incremental updates, `by_square` lists, for each bit of the padded layout, the region views
+/// that read it: the slot (`2 * region` for the player's view, `2 * region + 1` for the bot's) and
+/// what a player's man and a bot's man on that square add to the slot's index; `square_start[b]..
+/// square_start[b + 1]` is bit `b`'s part of the list.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Regions {
     player: Vec<[u32; 4]>,
+    by_square: Vec<SquareSlot>,
+    square_start: Vec<u16>,
+}
+
+/// One region view that reads a square, and what each colour's man there adds to its index.
+#[derive(Copy, Clone, Debug)]
+struct SquareSlot {
+    slot: u8,
+    player_man: u16,
+    bot_man: u16,
 }
 
 impl Regions {
@@ -340,9 +355,63 @@ impl Regions {
             }
             r0 += 2;
         }
+        out.index_squares(n);
         out
     }
+
+    /// Fills `by_square` and `square_start` from the regions' shifts.
+    fn index_squares(&mut self, n: usize) {
+        // The padded layout's width: one past the highest playable bit.
+        let bits = (0..n * n)
+            .filter_map(|i| Coord::new((i / n) as u8, (i % n) as u8).to_square(n))
+            .map(|sq| u32::from(sq.0) + 1)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut per_bit: Vec<Vec<SquareSlot>> = vec![Vec::new(); bits];
+        for (r, shifts) in self.player.iter().enumerate() {
+            for (i, &shift) in shifts.iter().enumerate() {
+                for j in 0..2u32 {
+                    let digit = 2 * i as u32 + j;
+                    let pow = 3u16.pow(digit);
+                    let b = (shift + j) as usize;
+                    // The player's view reads bit b: own (player) men count 1, enemy men 2.
+                    if let Some(list) = per_bit.get_mut(b) {
+                        list.push(SquareSlot {
+                            slot: (2 * r) as u8,
+                            player_man: pow,
+                            bot_man: 2 * pow,
+                        });
+                    }
+                    // The bot's view reads bit b of the turned board, which is bit bits-1-b of
+                    // the real one: own (bot) men count 1, enemy men 2.
+                    if let Some(list) = bits.checked_sub(b + 1).and_then(|t| per_bit.get_mut(t)) {
+                        list.push(SquareSlot {
+                            slot: (2 * r + 1) as u8,
+                            player_man: 2 * pow,
+                            bot_man: pow,
+                        });
+                    }
+                }
+            }
+        }
+        self.square_start = Vec::with_capacity(bits + 1);
+        self.by_square.clear();
+        for list in per_bit {
+            self.square_start.push(self.by_square.len() as u16);
+            self.by_square.extend(list);
+        }
+        self.square_start.push(self.by_square.len() as u16);
+    }
+
+    /// Index slots: two views of every region.
+    pub(super) fn slots(&self) -> usize {
+        2 * self.player.len()
+    }
 }
+
+/// Room for the index slots of any board size (25 regions on 12x12, two views each: 50), rounded
+/// up to a power of two so that a slot number is bounded by a mask.
+pub const MAX_SLOTS: usize = 64;
 
 /// Base-3 value of an 8-bit mask: bit `i` counts `3^i`.
 const fn base3_table() -> [u16; 256] {
@@ -381,15 +450,77 @@ impl<G: Geometry> Evaluator<G> {
     /// Calls `f(index, value)` for every active feature of `pos`, from the player's side: the
     /// weight at `index` (within one phase) counts `value` times.
     pub fn features(&self, pos: &Position<G>, f: &mut impl FnMut(usize, i32)) {
+        let mut idx = [0u16; MAX_SLOTS];
+        self.region_indices(pos, &mut idx);
+        self.features_with(pos, &idx, f);
+    }
+
+    /// The region views' table indices of `pos` computed from scratch: slot `2 * r` is region
+    /// `r` as the player sees it, slot `2 * r + 1` as the bot sees it. `out` needs
+    /// [`Self::index_slots`] entries.
+    pub fn region_indices(&self, pos: &Position<G>, out: &mut [u16]) {
         let pm = pos.men(Side::Player);
         let bm = pos.men(Side::Bot);
         // The bot's view of a region is the player's view of the same region on the board turned
         // 180 degrees with the colours swapped: turn the two sets once, read every region twice.
         let (pm_turned, bm_turned) = (pm.reverse_low(G::BITS), bm.reverse_low(G::BITS));
-        for (r, p) in self.regions.player.iter().enumerate() {
+        for (p, pair) in self.regions.player.iter().zip(out.chunks_exact_mut(2)) {
+            pair[0] = region_index(p, pm, bm) as u16;
+            pair[1] = region_index(p, bm_turned, pm_turned) as u16;
+        }
+    }
+
+    /// Index slots of this board size's region views (see [`Self::region_indices`]).
+    pub fn index_slots(&self) -> usize {
+        self.regions.slots()
+    }
+
+    /// Brings `idx`, the region indices of `before`, to those of `after` by looking only at the
+    /// squares whose men changed (a move changes two to a dozen). Kings do not count in regions.
+    pub fn update_region_indices(
+        &self,
+        before: &Position<G>,
+        after: &Position<G>,
+        idx: &mut [u16; MAX_SLOTS],
+    ) {
+        let (p0, b0) = (before.men(Side::Player), before.men(Side::Bot));
+        let (p1, b1) = (after.men(Side::Player), after.men(Side::Bot));
+        let mut changed = (p0 ^ p1) | (b0 ^ b1);
+        let regions = &self.regions;
+        while !changed.is_empty() {
+            let bit = changed.lowest();
+            changed = changed.clear_lowest();
+            // +1 for a man that arrived, -1 for one that left, per colour.
+            let dp = i32::from(p1.has(bit)) - i32::from(p0.has(bit));
+            let db = i32::from(b1.has(bit)) - i32::from(b0.has(bit));
+            let b = bit as usize;
+            let (Some(&from), Some(&to)) =
+                (regions.square_start.get(b), regions.square_start.get(b + 1))
+            else {
+                continue;
+            };
+            for e in regions
+                .by_square
+                .get(usize::from(from)..usize::from(to))
+                .unwrap_or(&[])
+            {
+                let delta = dp * i32::from(e.player_man) + db * i32::from(e.bot_man);
+                let slot = &mut idx[usize::from(e.slot) & (MAX_SLOTS - 1)];
+                *slot = slot.wrapping_add(delta as u16);
+            }
+        }
+    }
+
+    /// [`Self::features`] with the region indices already known.
+    fn features_with(&self, pos: &Position<G>, idx: &[u16], f: &mut impl FnMut(usize, i32)) {
+        for (r, pair) in idx
+            .chunks_exact(2)
+            .take(self.regions.player.len())
+            .enumerate()
+        {
             let base = r * REGION_ENTRIES;
-            f(base + region_index(p, pm, bm), 1);
-            f(base + region_index(p, bm_turned, pm_turned), -1);
+            f(base + usize::from(pair[0]), 1);
+            f(base + usize::from(pair[1]), -1);
         }
         let base = self.regions.player.len() * REGION_ENTRIES;
         let d = |side: Side| self.dense(pos, side);
@@ -473,8 +604,20 @@ impl<G: Geometry> Evaluator<G> {
 
     /// The learned score of `pos` for the player, in hundredths of a man.
     pub fn learned_for_player(&self, w: &LearnedWeights, pos: &Position<G>) -> i32 {
+        let mut idx = [0u16; MAX_SLOTS];
+        self.region_indices(pos, &mut idx);
+        self.learned_for_player_with(w, pos, &idx)
+    }
+
+    /// [`Self::learned_for_player`] with the region indices already known.
+    pub(super) fn learned_for_player_with(
+        &self,
+        w: &LearnedWeights,
+        pos: &Position<G>,
+        idx: &[u16],
+    ) -> i32 {
         let (mut so, mut se) = (0i32, 0i32);
-        self.features(pos, &mut |i, v| {
+        self.features_with(pos, idx, &mut |i, v| {
             let [o, e] = w.pairs[i];
             so += i32::from(o) * v;
             se += i32::from(e) * v;

@@ -23,8 +23,8 @@
 mod learned;
 
 pub use learned::{
-    params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, REGION_ENTRIES,
-    WEIGHT_SCALE,
+    params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, MAX_SLOTS,
+    REGION_ENTRIES, WEIGHT_SCALE,
 };
 
 use crate::rules::bitboard::{squares, Bits};
@@ -392,6 +392,19 @@ impl<G: Geometry> Evaluator<G> {
     pub fn evaluate(&self, pos: &Position<G>) -> i32 {
         if let Some(l) = &self.learned {
             let s = self.learned_for_player(l, pos);
+            return match pos.side {
+                Side::Player => s,
+                Side::Bot => -s,
+            };
+        }
+        self.hand(pos)
+    }
+
+    /// [`Self::evaluate`] with the learned evaluation's region indices already known (see
+    /// [`Self::region_indices`]; the hand evaluation ignores them).
+    pub fn evaluate_with(&self, pos: &Position<G>, region_indices: &[u16]) -> i32 {
+        if let Some(l) = &self.learned {
+            let s = self.learned_for_player_with(l, pos, region_indices);
             return match pos.side {
                 Side::Player => s,
                 Side::Bot => -s,
