@@ -54,6 +54,13 @@ pub struct DaemonArgs {
     /// ~/.cache/checkersbot/egdb if a database is there; replay: none].
     #[arg(long)]
     pub egdb: Option<String>,
+    /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds
+    /// (e.g. 300+3, 2+0.05, 40/600+0), as `set clock`.
+    #[arg(long, value_name = "TIME_CONTROL")]
+    pub clock: Option<String>,
+    /// Search while the person thinks (as `set ponder on`).
+    #[arg(long)]
+    pub ponder: bool,
 }
 
 impl DaemonArgs {
@@ -84,6 +91,14 @@ impl DaemonArgs {
             s.size = grid.size();
             s.layout = Some(grid);
         }
+        if let Some(tc) = &self.clock {
+            s.clock = match SetOption::parse("clock", tc) {
+                Ok(SetOption::Clock(tc)) => tc,
+                Ok(_) => None,
+                Err(e) => return Err(anyhow!("--{}", e.message)),
+            };
+        }
+        s.ponder = self.ponder;
         s.strict = !self.lenient;
         s.colour_only = self.colour_only;
         s.rotated = self.rotated;
