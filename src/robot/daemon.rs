@@ -9,6 +9,11 @@
 //! flag, so the daemon keeps answering `ping` and `stop` while it searches. Its table is allocated
 //! (after a check that the machine can hold it) and cleared on that thread before `ok` is
 //! answered to `set hash`, `newgame` and `position`, never on a move's clock.
+//!
+//! With a game clock ([`crate::engine::clock`]) the daemon keeps the bot's time left and gives each
+//! search a soft and a hard limit from it. With pondering, after each move the engine thread
+//! searches the position the person faces until their board arrives (a job of its own, stopped
+//! through a flag of its own, with no reports), so that the next search finds the table warm.
 
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
