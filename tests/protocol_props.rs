@@ -1,6 +1,7 @@
 //! Properties of the protocol layer: printing then parsing gives the value back, and no input
 //! makes a parser panic.
 
+use checkersbot::engine::clock::TimeControl;
 use checkersbot::robot::protocol::{Command, InfoMode, Layout, Reply, SetOption, Setup};
 use checkersbot::robot::tracking::camera_grid;
 use checkersbot::rules::board::Grid;
@@ -8,6 +9,7 @@ use checkersbot::rules::fen::{parse_fen, to_fen};
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use proptest::prelude::*;
+use std::time::Duration;
 
 fn size() -> impl Strategy<Value = BoardSize> {
     prop::sample::select(BoardSize::ALL.to_vec())
@@ -64,6 +66,19 @@ fn command() -> impl Strategy<Value = Command> {
         prop::bool::ANY.prop_map(SetOption::Rotated),
         prop::sample::select(vec![InfoMode::Iterations, InfoMode::Final, InfoMode::Off])
             .prop_map(SetOption::Info),
+        (
+            prop::option::of(1u32..200),
+            1u64..86_400_000,
+            0u64..86_400_000
+        )
+            .prop_map(|(moves, base, inc)| SetOption::Clock(Some(TimeControl {
+                base: Duration::from_millis(base),
+                inc: Duration::from_millis(inc),
+                moves
+            }))),
+        Just(SetOption::Clock(None)),
+        (0u64..86_400_000).prop_map(SetOption::TimeLeft),
+        prop::bool::ANY.prop_map(SetOption::Ponder),
     ];
     prop_oneof![
         Just(Command::Hello),

@@ -9,6 +9,8 @@ Run by `cargo test --release` (tests/client.rs), which sets CHECKERSBOT_BIN.
 import os
 import subprocess
 import sys
+import threading
+import time
 import unittest
 from pathlib import Path
 
@@ -83,6 +85,42 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertIn("vision: the person played F2 E1", out.stdout)
         self.assertIn("arm: move the piece B2 -> D4 -> F6, remove C3, E5", out.stdout)
         self.assertRegex(out.stdout, r"session done: \d+ bot moves")
+
+
+class OverTcp(unittest.TestCase):
+    def test_play_refuse_a_second_client_and_reconnect(self):
+        child = subprocess.Popen(
+            [BIN, "serve", "--listen", "127.0.0.1:0", "--depth", "4", "--movetime", "0",
+             "--log-level", "info"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            port = None
+            for line in child.stderr:
+                if "listening on " in line:
+                    port = int(line.rsplit(":", 1)[1])
+                    break
+            self.assertIsNotNone(port, "the daemon said where it listens")
+            threading.Thread(target=child.stderr.read, daemon=True).start()
+            bot = Client.tcp("127.0.0.1", port)
+            self.assertEqual(bot.newgame("4").kind, "ok")
+            self.assertEqual(bot.board("_b_b/____/____/p_p_", "b").move.path, ["A1", "B2"])
+            other = Client.tcp("127.0.0.1", port)
+            refused = other._lines.receive()
+            self.assertTrue(refused.startswith("error busy "), refused)
+            self.assertIn("another client is connected", refused)
+            other.close()
+            bot.close()
+            time.sleep(0.1)
+            again = Client.tcp("127.0.0.1", port)
+            self.assertEqual(again.board("___b/__b_/____/p_p_", "p").kind, "unchanged")
+            reply = again.board("___b/__b_/_p__/__p_", "b")
+            self.assertEqual(reply.opponent.path, ["D0", "C1"])
+            self.assertEqual(str(reply.move), "B2 D0 captures C1 crown")
+            self.assertEqual(again.quit().kind, "bye")
+            child.wait(timeout=30)
+        finally:
+            child.kill()
+            child.wait()
 
 
 if __name__ == "__main__":

@@ -118,6 +118,10 @@ pub struct MatchArgs {
     /// Memory for each database's block cache, MiB.
     #[arg(long, default_value_t = 64)]
     egdb_cache: usize,
+    /// A (an engine) ponders: while B searches, A searches the position B faces on a second
+    /// thread, until B has moved; A's time per move is unchanged.
+    #[arg(long)]
+    ponder_a: bool,
 }
 
 struct PlayerArgs {
@@ -297,7 +301,14 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         opening_plies: args.openings,
         seed: args.seed,
         max_plies: args.max_plies,
+        ponder_a: args.ponder_a,
     };
+    if args.ponder_a {
+        if args.player_a != Kind::Engine {
+            return Err(anyhow!("--ponder-a needs an engine as player A"));
+        }
+        a.name = format!("{}-ponder", a.name);
+    }
     let mut pdn = match &args.pdn {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path)

@@ -1,9 +1,11 @@
-//! `checkersbot serve`: the daemon over stdin/stdout or a serial device (see protocol/PROTOCOL.md).
+//! `checkersbot serve`: the daemon over stdin/stdout, a serial device or TCP (see
+//! protocol/PROTOCOL.md).
 
 use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
+use checkersbot::robot::network::{self, TcpSink};
 use checkersbot::robot::outbox::FlowControl;
 use checkersbot::robot::protocol::{parse_size, SetOption};
 use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
@@ -52,6 +54,13 @@ pub struct DaemonArgs {
     /// ~/.cache/checkersbot/egdb if a database is there; replay: none].
     #[arg(long)]
     pub egdb: Option<String>,
+    /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds
+    /// (e.g. 300+3, 2+0.05, 40/600+0), as `set clock`.
+    #[arg(long, value_name = "TIME_CONTROL")]
+    pub clock: Option<String>,
+    /// Search while the person thinks (as `set ponder on`).
+    #[arg(long)]
+    pub ponder: bool,
 }
 
 impl DaemonArgs {
@@ -82,6 +91,14 @@ impl DaemonArgs {
             s.size = grid.size();
             s.layout = Some(grid);
         }
+        if let Some(tc) = &self.clock {
+            s.clock = match SetOption::parse("clock", tc) {
+                Ok(SetOption::Clock(tc)) => tc,
+                Ok(_) => None,
+                Err(e) => return Err(anyhow!("--{}", e.message)),
+            };
+        }
+        s.ponder = self.ponder;
         s.strict = !self.lenient;
         s.colour_only = self.colour_only;
         s.rotated = self.rotated;
@@ -104,8 +121,12 @@ pub struct ServeArgs {
     #[command(flatten)]
     daemon: DaemonArgs,
     /// Speak on this serial device instead of stdin/stdout (e.g. /dev/ttyUSB0).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "listen")]
     serial: Option<String>,
+    /// Speak over TCP, one client at a time: PORT or :PORT (on 127.0.0.1 only), or ADDR:PORT
+    /// (e.g. 0.0.0.0:5555 for every interface).
+    #[arg(long, value_name = "ADDR:PORT", value_parser = network::listen_address)]
+    listen: Option<std::net::SocketAddr>,
     /// Baud rate of the serial device.
     #[arg(long, default_value_t = 115_200)]
     baud: u32,
@@ -124,8 +145,24 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if let Some(set) = signals {
         signals::spawn_waiter(set, tx.clone());
     }
-    let finished = match &args.serial {
-        None => {
+    let finished = match (&args.serial, args.listen) {
+        (None, Some(addr)) => {
+            let listener = std::net::TcpListener::bind(addr)
+                .with_context(|| format!("cannot listen on {addr}"))?;
+            let bound = listener.local_addr().unwrap_or(addr);
+            tracing::info!("listening on {bound}");
+            if !bound.ip().is_loopback() {
+                tracing::warn!("listening on {bound}: reachable from other machines");
+            }
+            let sink = TcpSink::default();
+            let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
+                .map_err(|e| anyhow!("--{e}"))?;
+            spawn_reader(tx, daemon.flow_control(), move |deliver| {
+                network::pump_tcp(listener, &sink, deliver)
+            })?;
+            daemon.run(rx)
+        }
+        (None, None) => {
             let daemon = Daemon::new(
                 settings,
                 Box::new(WriterSink(std::io::stdout())),
@@ -137,7 +174,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             })?;
             daemon.run(rx)
         }
-        Some(path) => {
+        (Some(path), _) => {
             let cfg = SerialConfig {
                 path: path.clone(),
                 baud: args.baud,

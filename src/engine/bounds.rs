@@ -9,6 +9,8 @@ pub const THREADS: RangeInclusive<usize> = 1..=64;
 pub const HASH_MB: RangeInclusive<usize> = 1..=4096;
 /// Time per move in milliseconds; 0 means no time limit.
 pub const MOVETIME_MS: RangeInclusive<u64> = 0..=3_600_000;
+/// Time left on the bot's clock in milliseconds (`set timeleft`): up to 24 hours.
+pub const TIMELEFT_MS: RangeInclusive<u64> = 0..=86_400_000;
 /// Depth limit in plies; 0 means no depth limit.
 pub const DEPTH: RangeInclusive<u32> = 0..=100;
 

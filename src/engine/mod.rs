@@ -7,6 +7,8 @@
 //! iteration's time from the growth of the last two and starts it only if at least 40% of it is
 //! expected to fit (an unfinished iteration still counts: the root moves it finished can replace
 //! the best move); a hard limit (the move time less a millisecond) is polled every 1024 nodes.
+//! With a game clock ([`clock`]) the iterations stop at a soft limit below the move time, which
+//! stays the hard one ([`Engine::search_soft`]).
 //!
 //! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
 //! threads start one ply apart, after each iteration move on to at least one ply beyond the main
@@ -34,6 +36,7 @@
 //! facade, with the limits and time management.
 
 pub mod bounds;
+pub mod clock;
 pub mod egdb;
 pub mod eval;
 pub mod memory;
@@ -367,6 +370,21 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
+        self.search_soft(pos, history, limits, None, stop, on_info)
+    }
+
+    /// [`Engine::search`] with a soft time limit below the move time (a clock's budget, see
+    /// [`clock`]): no new iteration starts unless it is expected to fit by `soft`; the move time
+    /// stays the hard limit. `None`: the move time is both.
+    pub fn search_soft(
+        &mut self,
+        pos: &AnyPosition,
+        history: &[u64],
+        limits: &Limits,
+        soft: Option<Duration>,
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
         let rng = if self.config.seed.is_some() {
             self.rng = xorshift(self.rng);
             Some(self.rng)
@@ -376,7 +394,7 @@ impl Engine {
         let tt = &self.tt;
         let cfg = &self.config;
         let params = self.params;
-        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, stop, on_info, rng))
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, soft, stop, on_info, rng))
     }
 }
 
@@ -426,6 +444,7 @@ fn search_position<G: Geometry>(
     root: &Position<G>,
     history: &[u64],
     limits: &Limits,
+    soft: Option<Duration>,
     stop: &AtomicBool,
     on_info: &mut dyn FnMut(&Info),
     rng: Option<u64>,
@@ -472,7 +491,9 @@ fn search_position<G: Geometry>(
         let early = (t / 50).min(Duration::from_millis(2));
         deadline.map(|d| d.checked_sub(early).unwrap_or(d))
     });
-    let budget_end = limits.movetime.map(|t| start + t);
+    let budget_end = limits
+        .movetime
+        .map(|t| start + soft.map_or(t, |s| s.min(t)));
     let max_depth = limits
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)

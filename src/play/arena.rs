@@ -86,6 +86,10 @@ pub struct MatchOptions {
     pub seed: u64,
     /// A game still going after this many plies (openings included) is drawn.
     pub max_plies: usize,
+    /// Player A (an engine) ponders: while B searches its move, A searches the position B faces
+    /// (all of B's replies) on a thread of its own, without a time limit, until B has moved; A's
+    /// own search then finds the table warm. A's time per move is unchanged.
+    pub ponder_a: bool,
 }
 
 impl MatchOptions {
@@ -97,6 +101,7 @@ impl MatchOptions {
             opening_plies: 0,
             seed: 1,
             max_plies: 300,
+            ponder_a: false,
         }
     }
 }
@@ -295,6 +300,8 @@ pub struct MatchStats {
     pub a: PlayerStats,
     /// Player B's search figures.
     pub b: PlayerStats,
+    /// Nodes player A searched while pondering ([`MatchOptions::ponder_a`]).
+    pub a_ponder_nodes: u64,
 }
 
 impl MatchStats {
@@ -384,6 +391,14 @@ impl MatchStats {
                 s.time_per_move().as_secs_f64() * 1000.0
             );
         }
+        if self.a_ponder_nodes > 0 {
+            let _ = writeln!(
+                out,
+                "{a_name} pondered {} nodes ({} per move of {b_name})",
+                self.a_ponder_nodes,
+                self.a_ponder_nodes.checked_div(self.b.moves).unwrap_or(0)
+            );
+        }
         out
     }
 }
@@ -442,6 +457,29 @@ impl Player {
             Player::Engine(e, _) => e.new_game(),
             Player::Student(s, _) => s.new_game(),
             Player::Random => {}
+        }
+    }
+
+    /// Searches the position the opponent faces until `stop` is set (an engine only; depth
+    /// limited like its own moves). Returns the nodes searched.
+    fn ponder(&mut self, game: &Game, stop: &AtomicBool) -> u64 {
+        match self {
+            Player::Engine(engine, limits) => {
+                let ponder_limits = Limits {
+                    movetime: None,
+                    depth: limits.depth,
+                    nodes: None,
+                };
+                let r = engine.search(
+                    game.current(),
+                    &game.history_keys(),
+                    &ponder_limits,
+                    stop,
+                    &mut |_| {},
+                );
+                r.info.nodes
+            }
+            Player::Random | Player::Student(..) => 0,
         }
     }
 
@@ -556,12 +594,26 @@ pub fn run_match(
                 };
             }
             let side = game.current().side();
-            let (player, pstats) = if side == a_side {
-                (&mut players[0], &mut stats.a)
+            let chosen = if side == a_side {
+                players[0].choose(&game, &mut play_rng, &mut stats.a)
+            } else if opts.ponder_a {
+                // B searches while A ponders on the same position, each on its own thread.
+                let [pa, pb] = &mut players;
+                let stop = AtomicBool::new(false);
+                let (stop_ref, game_ref) = (&stop, &game);
+                std::thread::scope(|scope| {
+                    let pondering = scope.spawn(move || pa.ponder(game_ref, stop_ref));
+                    let m = pb.choose(&game, &mut play_rng, &mut stats.b);
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    if let Ok(nodes) = pondering.join() {
+                        stats.a_ponder_nodes += nodes;
+                    }
+                    m
+                })
             } else {
-                (&mut players[1], &mut stats.b)
+                players[1].choose(&game, &mut play_rng, &mut stats.b)
             };
-            match player.choose(&game, &mut play_rng, pstats) {
+            match chosen {
                 Some(m) if game.play(&m).is_some() => {}
                 // No move, or a move the rules refuse: the mover loses.
                 _ => {

@@ -9,7 +9,13 @@
 //! flag, so the daemon keeps answering `ping` and `stop` while it searches. Its table is allocated
 //! (after a check that the machine can hold it) and cleared on that thread before `ok` is
 //! answered to `set hash`, `newgame` and `position`, never on a move's clock.
+//!
+//! With a game clock ([`crate::engine::clock`]) the daemon keeps the bot's time left and gives each
+//! search a soft and a hard limit from it. With pondering, after each move the engine thread
+//! searches the position the person faces until their board arrives (a job of its own, stopped
+//! through a flag of its own, with no reports), so that the next search finds the table warm.
 
+use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
 use crate::engine::egdb::Egdb;
 use crate::engine::eval::{load_eval, LearnedWeights};
@@ -87,6 +93,10 @@ pub struct Settings {
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
     pub transcript: bool,
+    /// The bot's game clock (`None`: the move time applies).
+    pub clock: Option<TimeControl>,
+    /// Search the position after the bot's move while the person thinks.
+    pub ponder: bool,
 }
 
 impl Default for Settings {
@@ -106,6 +116,8 @@ impl Default for Settings {
             egdb: None,
             timing: true,
             transcript: false,
+            clock: None,
+            ponder: false,
         }
     }
 }
@@ -122,17 +134,25 @@ impl Settings {
         }
     }
 
-    /// The engine's limits. The engine gets the move time less an allowance for the daemon's own
-    /// work and the write ([`MOVE_OVERHEAD`], at most a tenth of the time), so that the `move`
-    /// line leaves within the move time.
-    fn limits(&self) -> Limits {
-        Limits {
-            movetime: self
-                .movetime
-                .map(|t| t.saturating_sub(MOVE_OVERHEAD.min(t / 10))),
+    /// The engine's limits, and the soft limit when a clock is set (`left` on it after `played`
+    /// moves). The engine gets the move time (with a clock: the budget's hard limit) less an
+    /// allowance for the daemon's own work and the write ([`MOVE_OVERHEAD`], at most a tenth of
+    /// the time), so that the `move` line leaves within it.
+    fn limits(&self, left: Duration, played: u32) -> (Limits, Option<Duration>) {
+        let less_overhead = |t: Duration| t.saturating_sub(MOVE_OVERHEAD.min(t / 10));
+        let (movetime, soft) = match &self.clock {
+            Some(tc) => {
+                let budget = tc.budget(left, played);
+                (Some(budget.hard), Some(budget.soft))
+            }
+            None => (self.movetime, None),
+        };
+        let limits = Limits {
+            movetime: movetime.map(less_overhead),
             depth: self.depth,
             nodes: None,
-        }
+        };
+        (limits, soft.map(less_overhead))
     }
 }
 
@@ -141,6 +161,8 @@ struct SearchJob {
     pos: AnyPosition,
     history: Vec<u64>,
     limits: Limits,
+    /// The soft time limit (a clock's budget).
+    soft: Option<Duration>,
     /// When the `board` was read: the move time counts from here.
     received: Instant,
     threads: usize,
@@ -152,6 +174,9 @@ struct SearchJob {
 /// Work for the engine thread.
 enum Job {
     Search(SearchJob),
+    /// Search while the person thinks, without a time limit, until the ponder flag is set; no
+    /// reports (the table it fills is what counts).
+    Ponder(SearchJob),
     /// Make the table this size (answered on the ready channel).
     Resize {
         mb: usize,
@@ -169,6 +194,8 @@ type Ready = Result<Duration, TableError>;
 /// A search in progress.
 #[derive(Debug)]
 struct Pending {
+    /// When the `board` that started it was read (the clock counts from here).
+    received: Instant,
     /// `stop` requests to answer with `ok` after the move.
     stops: usize,
     /// A `quit` to answer with `bye` after the move.
@@ -193,6 +220,14 @@ pub struct Daemon {
     fatal: Option<String>,
     /// When the line being handled was received.
     received: Instant,
+    /// Stops a ponder search (a flag of its own, so that stopping it never stops a real search).
+    ponder_stop: Arc<AtomicBool>,
+    /// A ponder search was started and not stopped yet.
+    pondering: bool,
+    /// Time left on the bot's clock (with `settings.clock`).
+    clock_left: Duration,
+    /// The bot's moves since the clock was set (or the game started).
+    bot_moves: u32,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -217,6 +252,8 @@ impl Daemon {
         let (ready_tx, ready) = channel::<Ready>();
         let stop = Arc::new(AtomicBool::new(false));
         let engine_stop = Arc::clone(&stop);
+        let ponder_stop = Arc::new(AtomicBool::new(false));
+        let engine_ponder_stop = Arc::clone(&ponder_stop);
         let config = EngineConfig {
             hash_mb: settings.hash_mb,
             threads: settings.threads,
@@ -233,7 +270,13 @@ impl Daemon {
         let engine_events = events;
         std::thread::Builder::new()
             .name("engine".into())
-            .spawn(move || engine_thread(engine, job_rx, ready_tx, engine_events, engine_stop))
+            .spawn(move || {
+                let stops = Stops {
+                    search: engine_stop,
+                    ponder: engine_ponder_stop,
+                };
+                engine_thread(engine, job_rx, ready_tx, engine_events, stops)
+            })
             .map_err(|e| tracing::error!("cannot start the engine thread: {e}"))
             .ok();
         let out = Outbox::start(
@@ -242,6 +285,7 @@ impl Daemon {
                 closed.send(Event::OutputClosed).ok();
             }),
         );
+        let clock_left = settings.clock.map_or(Duration::ZERO, |tc| tc.base);
         Ok(Daemon {
             settings,
             tracker: Tracker::default(),
@@ -256,6 +300,10 @@ impl Daemon {
             last_final: None,
             fatal: None,
             received: Instant::now(),
+            ponder_stop,
+            pondering: false,
+            clock_left,
+            bot_moves: 0,
         })
     }
 
@@ -281,6 +329,7 @@ impl Daemon {
                 break;
             }
         }
+        self.stop_pondering();
         let left = self.out.finish(FLUSH_PATIENCE);
         if left > 0 {
             tracing::error!("{left} replies were never written");
@@ -323,6 +372,7 @@ impl Daemon {
                 // A search under way finishes with its full budget and is answered first.
                 tracing::info!("end of input");
                 self.exiting = true;
+                self.stop_pondering();
                 self.ack_if_idle();
             }
             Event::Input(Input::Fatal(message)) => {
@@ -353,6 +403,7 @@ impl Daemon {
 
     fn begin_exit(&mut self) {
         self.exiting = true;
+        self.stop_pondering();
         if self.pending.is_some() {
             self.stop.store(true, Ordering::Relaxed);
         }
@@ -414,7 +465,10 @@ impl Daemon {
                     p.stops += 1;
                     self.stop.store(true, Ordering::Relaxed);
                 }
-                None => self.send(&Reply::Ok),
+                None => {
+                    self.stop_pondering();
+                    self.send(&Reply::Ok);
+                }
             },
             Command::Quit => match &mut self.pending {
                 Some(p) => {
@@ -466,6 +520,24 @@ impl Daemon {
     }
 
     fn set(&mut self, opt: SetOption) {
+        match opt {
+            SetOption::Clock(tc) => {
+                self.settings.clock = tc;
+                return self.reset_clock();
+            }
+            SetOption::TimeLeft(ms) => {
+                self.clock_left = Duration::from_millis(ms);
+                return;
+            }
+            SetOption::Ponder(on) => {
+                self.settings.ponder = on;
+                if !on {
+                    self.stop_pondering();
+                }
+                return;
+            }
+            _ => {}
+        }
         let s = &mut self.settings;
         match opt {
             SetOption::Movetime(ms) => {
@@ -485,6 +557,59 @@ impl Daemon {
             SetOption::Info(m) => s.info = m,
             // Loaded (and checked) in `command`.
             SetOption::Eval(_) | SetOption::Egdb(_) => {}
+            // Handled above.
+            SetOption::Clock(_) | SetOption::TimeLeft(_) | SetOption::Ponder(_) => {}
+        }
+    }
+
+    /// The clock back to its base time, no moves played.
+    fn reset_clock(&mut self) {
+        self.clock_left = self.settings.clock.map_or(Duration::ZERO, |tc| tc.base);
+        self.bot_moves = 0;
+    }
+
+    /// Stops a ponder search, if one runs (the engine thread takes the next job once it has
+    /// stopped, within a few hundred nodes).
+    fn stop_pondering(&mut self) {
+        if self.pondering {
+            self.ponder_stop.store(true, Ordering::Relaxed);
+            self.pondering = false;
+            tracing::debug!("ponder stopped");
+        }
+    }
+
+    /// After the bot's move: search the position the person now faces (all their replies), with
+    /// no time limit, until their board arrives; the real search then finds the table warm.
+    fn start_pondering(&mut self) {
+        if !self.settings.ponder || self.exiting || self.pondering {
+            return;
+        }
+        let Some(game) = self.tracker.game() else {
+            return;
+        };
+        if game.status() != crate::rules::game::Status::Ongoing {
+            return;
+        }
+        let (pos, history) = (*game.current(), game.history_keys());
+        self.ponder_stop.store(false, Ordering::Relaxed);
+        let job = Job::Ponder(SearchJob {
+            pos,
+            history,
+            limits: Limits {
+                movetime: None,
+                depth: self.settings.depth,
+                nodes: None,
+            },
+            soft: None,
+            received: Instant::now(),
+            threads: self.settings.threads,
+            learned: self.settings.learned.clone(),
+            egdb: self.settings.egdb.clone(),
+            new_game: false,
+        });
+        if self.jobs.send(job).is_ok() {
+            self.pondering = true;
+            tracing::debug!("pondering");
         }
     }
 
@@ -523,6 +648,7 @@ impl Daemon {
     /// Runs a table job on the (idle) engine thread and waits for it: `ok` follows only once the
     /// table is ready. Input keeps queueing meanwhile.
     fn prepare(&mut self, job: Job) -> Ready {
+        self.stop_pondering();
         let gone = || TableError::Alloc { mib: 0, bytes: 0 };
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
@@ -566,6 +692,7 @@ impl Daemon {
         };
         self.settings.size = start.size();
         self.tracker.new_game(start);
+        self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
     }
@@ -583,6 +710,7 @@ impl Daemon {
         };
         self.settings.size = grid.size();
         self.tracker.set_position(&grid, side);
+        self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
     }
@@ -695,11 +823,23 @@ impl Daemon {
     }
 
     fn start_search(&mut self, pos: AnyPosition, history: Vec<u64>, received: Instant) {
+        self.stop_pondering();
         self.stop.store(false, Ordering::Relaxed);
+        let (limits, soft) = self.settings.limits(self.clock_left, self.bot_moves);
+        if let (Some(tc), Some(hard)) = (&self.settings.clock, limits.movetime) {
+            tracing::info!(
+                "clock {tc}: {} ms left, move {}: budget {} ms (hard {} ms)",
+                self.clock_left.as_millis(),
+                self.bot_moves + 1,
+                soft.unwrap_or(hard).as_millis(),
+                hard.as_millis()
+            );
+        }
         let job = Job::Search(SearchJob {
             pos,
             history,
-            limits: self.settings.limits(),
+            limits,
+            soft,
             received,
             threads: self.settings.threads,
             learned: self.settings.learned.clone(),
@@ -711,6 +851,7 @@ impl Daemon {
             return self.error(ErrorCode::Internal, "the engine is not running");
         }
         self.pending = Some(Pending {
+            received,
             stops: 0,
             quit: false,
         });
@@ -739,6 +880,7 @@ impl Daemon {
             (Some(_), Some(mv)) => {
                 if self.tracker.bot_moved(&mv) {
                     self.send(&Reply::Move(mv));
+                    self.clock_moved(pending.received.elapsed());
                 } else {
                     tracing::error!("the engine answered an illegal move {}", mv.notation());
                     self.error(ErrorCode::Internal, "the engine answered an illegal move");
@@ -753,8 +895,43 @@ impl Daemon {
         if pending.quit {
             self.send(&Reply::Bye);
         }
+        self.start_pondering();
         self.ack_if_idle();
     }
+
+    /// Counts a bot move that took `spent` (from reading the board to queueing the move) on the
+    /// clock.
+    fn clock_moved(&mut self, spent: Duration) {
+        let Some(tc) = self.settings.clock else {
+            return;
+        };
+        self.bot_moves += 1;
+        let before = self.clock_left;
+        self.clock_left = match tc.after_move(before, spent, self.bot_moves) {
+            Some(left) => left,
+            None => {
+                tracing::error!(
+                    "the bot's clock ran out: move {} took {} ms with {} ms left",
+                    self.bot_moves,
+                    spent.as_millis(),
+                    before.as_millis()
+                );
+                tc.inc
+            }
+        };
+        tracing::info!(
+            "clock: move {} took {} ms; {} ms left",
+            self.bot_moves,
+            spent.as_millis(),
+            self.clock_left.as_millis()
+        );
+    }
+}
+
+/// The engine thread's stop flags: the real search's and the ponder search's.
+struct Stops {
+    search: Arc<AtomicBool>,
+    ponder: Arc<AtomicBool>,
 }
 
 fn engine_thread(
@@ -762,11 +939,32 @@ fn engine_thread(
     jobs: Receiver<Job>,
     ready: Sender<Ready>,
     events: Sender<Event>,
-    stop: Arc<AtomicBool>,
+    stops: Stops,
 ) {
+    let stop = stops.search;
     while let Ok(job) = jobs.recv() {
         let job = match job {
             Job::Search(job) => job,
+            Job::Ponder(job) => {
+                engine.set_threads(job.threads);
+                engine.set_learned(job.learned);
+                engine.set_egdb(job.egdb);
+                let r = engine.search(
+                    &job.pos,
+                    &job.history,
+                    &job.limits,
+                    &stops.ponder,
+                    &mut |_| {},
+                );
+                tracing::debug!(
+                    "ponder: depth {} nodes {} in {} ms ({})",
+                    r.info.depth,
+                    r.info.nodes,
+                    r.info.time.as_millis(),
+                    r.reason.word()
+                );
+                continue;
+            }
             Job::Resize { mb, threads } => {
                 engine.set_threads(threads);
                 if ready.send(engine.try_set_hash_mb(mb)).is_err() {
@@ -795,9 +993,11 @@ fn engine_thread(
             .movetime
             .map(|t| t.saturating_sub(job.received.elapsed()));
         let tx = events.clone();
-        let result = engine.search(&job.pos, &job.history, &limits, &stop, &mut |info| {
-            tx.send(Event::Progress(info.clone())).ok();
-        });
+        let soft = job.soft.map(|t| t.saturating_sub(job.received.elapsed()));
+        let result =
+            engine.search_soft(&job.pos, &job.history, &limits, soft, &stop, &mut |info| {
+                tx.send(Event::Progress(info.clone())).ok();
+            });
         if events.send(Event::SearchDone(result)).is_err() {
             break;
         }

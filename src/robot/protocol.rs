@@ -17,7 +17,8 @@
 //! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
 //! ```
 
-use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS};
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS, TIMELEFT_MS};
+use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::robot::diagnosis::Stage;
 use crate::rules::any_size::{join, MoveInfo};
 use crate::rules::game::Status;
@@ -132,6 +133,12 @@ pub enum SetOption {
     Eval(String),
     /// The endgame database directory, or `off`.
     Egdb(String),
+    /// The bot's game clock (`None`: off, the move time applies).
+    Clock(Option<TimeControl>),
+    /// The time left on the bot's clock, in milliseconds, as the real clock shows it.
+    TimeLeft(u64),
+    /// Search while the person thinks.
+    Ponder(bool),
 }
 
 /// A protocol error's code: the second word of an `error` line.
@@ -367,9 +374,15 @@ impl SetOption {
                     )))
                 }
             }),
+            "clock" => SetOption::Clock(match value {
+                "off" | "none" | "0" => None,
+                tc => Some(tc.parse().map_err(|e: BadTimeControl| bad_option(e.to_string()))?),
+            }),
+            "timeleft" => SetOption::TimeLeft(parse_number("timeleft", value, &TIMELEFT_MS)?),
+            "ponder" => SetOption::Ponder(on_off(value)?),
             _ => {
                 return Err(bad_option(format!(
-                "unknown option '{}'; options: movetime depth threads hash size strict colouronly rotated info",
+                "unknown option '{}'; options: movetime depth threads hash size strict colouronly rotated info clock timeleft ponder",
                 clip(name)
             )))
             }
@@ -392,6 +405,10 @@ impl fmt::Display for SetOption {
             SetOption::Info(m) => write!(f, "info {}", m.word()),
             SetOption::Eval(e) => write!(f, "eval {e}"),
             SetOption::Egdb(e) => write!(f, "egdb {e}"),
+            SetOption::Clock(None) => write!(f, "clock off"),
+            SetOption::Clock(Some(tc)) => write!(f, "clock {tc}"),
+            SetOption::TimeLeft(ms) => write!(f, "timeleft {ms}"),
+            SetOption::Ponder(b) => write!(f, "ponder {}", on(*b)),
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct LineReader<R> {
     inner: BufReader<R>,
     line: Vec<u8>,
     len: usize,
+    /// Drop a last line without LF at the end of input (a connection that closed mid-line).
+    drop_unterminated: bool,
 }
 
 fn retryable(e: &io::Error) -> bool {
@@ -68,7 +70,15 @@ impl<R: Read> LineReader<R> {
             inner: BufReader::with_capacity(8192, inner),
             line: Vec::with_capacity(256),
             len: 0,
+            drop_unterminated: false,
         }
+    }
+
+    /// The same reader, but a last line without LF at the end of input is dropped rather than
+    /// delivered (over a network connection it was cut by the disconnection).
+    pub fn dropping_unterminated(mut self) -> Self {
+        self.drop_unterminated = true;
+        self
     }
 
     fn push(&mut self, bytes: &[u8]) {
@@ -110,6 +120,15 @@ impl<R: Read> LineReader<R> {
             };
             if buf.is_empty() {
                 if self.len == 0 {
+                    return Ok(None);
+                }
+                if self.drop_unterminated {
+                    tracing::info!(
+                        "a line of {} bytes cut by the end of input dropped",
+                        self.len
+                    );
+                    self.line.clear();
+                    self.len = 0;
                     return Ok(None);
                 }
                 return Ok(Some(self.finish()));
