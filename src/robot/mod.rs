@@ -4,11 +4,13 @@
 //! - [`diagnosis`]: what the person did when no legal move explains a board;
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
+//! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
 
 pub mod daemon;
 pub mod diagnosis;
+pub mod options;
 pub mod outbox;
 pub mod protocol;
 pub mod tracking;
