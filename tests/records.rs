@@ -96,3 +96,37 @@ fn games_are_recorded_when_they_end_or_are_abandoned() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A game the bot's last move ended is written with its result even when the session ends before
+/// the board after that move arrives.
+#[test]
+fn a_game_won_by_the_bots_last_move_is_recorded_with_its_result() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-records-won-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let rows = "_b______/________/___b____/____p___/________/________/________/________";
+    let input = format!(
+        "set depth 2\nset info off\nset record {}\nposition {rows} b\nboard {rows} b\nquit\n",
+        dir.display()
+    );
+    let sink = MemorySink::default();
+    replay(
+        Settings::deterministic(),
+        std::io::Cursor::new(input.into_bytes()),
+        Box::new(sink.clone()),
+    )
+    .expect("a 16 MiB table");
+    let replies = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
+    assert!(
+        replies.contains(&"move C3 E5 captures D4".to_string()),
+        "{replies:?}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the record directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap_or_default();
+    assert!(text.contains("[Result \"0-1\"]"), "{text}");
+    assert!(text.contains("gameover win b nomoves"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -611,18 +611,26 @@ impl Daemon {
         }
     }
 
-    /// Writes the current game, unfinished, before it is replaced or the daemon ends.
+    /// Writes the current game before it is replaced or the daemon ends: unfinished, or with its
+    /// result if the bot's last move ended it (its board not seen yet).
     fn record_abandoned(&mut self, why: &str) {
-        self.write_record(GameResult::Unfinished, why);
+        match self.tracker.game().map(Game::status) {
+            Some(status) if status.is_over() => self.record_result(status),
+            _ => self.write_record(GameResult::Unfinished, why),
+        }
     }
 
-    /// Answers `gameover` and writes the record of the game.
-    fn game_over(&mut self, status: Status) {
+    fn record_result(&mut self, status: Status) {
         let result = match status {
             Status::Win { winner } => GameResult::Win(winner),
             _ => GameResult::Draw,
         };
         self.write_record(result, &format!("gameover {status}"));
+    }
+
+    /// Answers `gameover` and writes the record of the game.
+    fn game_over(&mut self, status: Status) {
+        self.record_result(status);
         self.send(&Reply::GameOver(status));
     }
 
@@ -686,7 +694,10 @@ impl Daemon {
     /// `hint`: the person's best move in the game.
     fn hint(&mut self) {
         let Some(game) = self.tracker.game() else {
-            return self.error(ErrorCode::NoGame, "no game in progress");
+            return self.error(
+                ErrorCode::NoGame,
+                "no game in progress: send newgame and the first board, or position",
+            );
         };
         let status = game.status();
         if status.is_over() {
@@ -723,7 +734,10 @@ impl Daemon {
     /// `takeback`: the person's last move and the bot's reply are taken back.
     fn take_back(&mut self) {
         if self.tracker.game().is_none() {
-            return self.error(ErrorCode::NoGame, "no game in progress");
+            return self.error(
+                ErrorCode::NoGame,
+                "no game in progress: send newgame and the first board, or position",
+            );
         }
         match self.tracker.take_back() {
             Some(pos) => {
