@@ -26,9 +26,12 @@ from __future__ import annotations
 import socket
 import subprocess
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
-FINAL_WORDS = ("ok", "pong", "hello", "move", "unchanged", "wait", "gameover", "bye", "error")
+FINAL_WORDS = ("ok", "pong", "hello", "move", "unchanged", "wait", "gameover", "bye", "error",
+               "hint", "expect")
+# Lines that come before a final reply: search progress, the `options` list, `analyse` lines.
+INFO_WORDS = ("info", "option", "line")
 
 
 class ProtocolError(Exception):
@@ -94,7 +97,7 @@ class Reply:
         if not words or words[0] not in FINAL_WORDS:
             raise ProtocolError(f"not a final reply: {line!r}")
         reply = Reply(words[0], words[1:], infos, line)
-        if reply.kind == "move":
+        if reply.kind in ("move", "hint"):
             reply.move = Move.parse(reply.words)
         elif reply.kind == "error":
             reply.code = reply.words[0] if reply.words else "unknown"
@@ -173,7 +176,7 @@ class Client:
         infos: List[str] = []
         while True:
             got = self._lines.receive()
-            if got.startswith("info ") or got == "info":
+            if got.split(" ", 1)[0] in INFO_WORDS:
                 infos.append(got)
                 continue
             return Reply.parse(got, infos)
@@ -202,6 +205,36 @@ class Client:
         `error nothing-to-repeat` before any. A move still being searched is not repeated: it
         follows on its own."""
         return self.request("repeat")
+
+    def options(self) -> Dict[str, Dict[str, str]]:
+        """Every option: {name: {"type": ..., "default": ..., "value": ..., and "min"/"max" or
+        "choices"}} from the `option` lines of the `options` request."""
+        out: Dict[str, Dict[str, str]] = {}
+        for line in self.request("options").infos:
+            head, _, value = line.partition(" value ")
+            words = head.split()
+            fields = dict(zip(words[2::2], words[3::2]))
+            fields["value"] = value
+            out[words[1]] = fields
+        return out
+
+    def analyse(self, lines: int, position: Optional[str] = None) -> List[str]:
+        """The best `lines` moves (`line K depth D score S pv ...`) of the game's position, or of
+        `position` (`ROWS SIDE`, `fen FEN` or `start SIDE`); the game is not touched."""
+        req = f"analyse {lines}" if position is None else f"analyse {lines} {position}"
+        reply = self.request(req)
+        if reply.kind != "ok":
+            raise ProtocolError(reply.line)
+        return [i for i in reply.infos if i.startswith("line ")]
+
+    def hint(self) -> Reply:
+        """The person's best move (`reply.move`), or an error when it is not their turn."""
+        return self.request("hint")
+
+    def takeback(self) -> Reply:
+        """Takes back the person's last move and the bot's reply; `expect ROWS SIDE` says the
+        board to restore."""
+        return self.request("takeback")
 
     def quit(self) -> Reply:
         reply = self.request("quit")

@@ -61,6 +61,24 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertEqual(again.move.path, reply.move.path)
         self.assertEqual(bot.quit().kind, "bye")
 
+    def test_options_analysis_hint_takeback(self):
+        bot = daemon()
+        opts = bot.options()
+        self.assertEqual(opts["movetime"]["min"], "0")
+        self.assertEqual(opts["level"]["choices"], "easy,medium,hard,max")
+        self.assertEqual(opts["depth"]["value"], "4")
+        self.assertEqual(bot.set("level", "easy").kind, "ok")
+        self.assertEqual(bot.options()["depth"]["value"], "2")
+        self.assertEqual(len(bot.analyse(2, "start b")), 2)
+        self.assertEqual(bot.newgame().kind, "ok")
+        start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_"
+        self.assertEqual(bot.board(start, "p").kind, "unchanged")
+        hint = bot.hint()
+        self.assertEqual(hint.kind, "hint")
+        self.assertEqual(len(hint.move.path), 2)
+        self.assertEqual(bot.takeback().code, "nothing-to-take-back")
+        bot.close()
+
     def test_full_game_gives_the_golden_replies(self):
         """The recorded whole game through the client: every final reply equals the golden one."""
         session = ROOT / "tests" / "sessions" / "full_game.out"

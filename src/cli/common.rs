@@ -4,9 +4,11 @@ use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::bounds;
 use checkersbot::engine::egdb::{default_dir, Egdb, EgdbError};
 use checkersbot::engine::eval::LearnedWeights;
+use checkersbot::play::level::{Level, Style};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::position::Side;
+use clap::builder::TypedValueParser as _;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -174,4 +176,16 @@ impl EngineArgs {
     pub fn engine(&self) -> Result<checkersbot::engine::Engine> {
         Ok(checkersbot::engine::Engine::new(self.config()?))
     }
+}
+
+/// `--level`: one of the library's levels ([`Level::ALL`]), by name.
+pub fn level_parser() -> impl clap::builder::TypedValueParser<Value = Level> {
+    clap::builder::PossibleValuesParser::new(Level::ALL.map(Level::name))
+        .map(|name| Level::from_name(&name).unwrap_or(Level::Medium))
+}
+
+/// `--style`: one of the library's styles ([`Style::ALL`]), by name.
+pub fn style_parser() -> impl clap::builder::TypedValueParser<Value = Style> {
+    clap::builder::PossibleValuesParser::new(Style::ALL.map(Style::name))
+        .map(|name| Style::from_name(&name).unwrap_or_default())
 }

@@ -7,6 +7,7 @@ use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::arena::{
     progress_line, run_match, GameRecord, MatchOptions, PlayerKind, PlayerSpec,
 };
+use checkersbot::play::level::Level;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::{initial_grid, Grid};
 use checkersbot::rules::geometry::BoardSize;
@@ -41,6 +42,14 @@ pub struct MatchArgs {
     /// Player B: engine, random or student.
     #[arg(long, value_enum, default_value = "engine")]
     player_b: Kind,
+    /// A's level (engine only): easy, medium, hard or max, with its limits and missteps;
+    /// --movetime-a and --depth-a override its limits (e.g. to measure max and hard at scaled
+    /// times).
+    #[arg(long, value_parser = super::common::level_parser())]
+    level_a: Option<Level>,
+    /// B's level (engine only), as --level-a.
+    #[arg(long, value_parser = super::common::level_parser())]
+    level_b: Option<Level>,
     /// A's time per move in milliseconds.
     #[arg(long)]
     movetime_a: Option<u64>,
@@ -126,6 +135,7 @@ pub struct MatchArgs {
 
 struct PlayerArgs {
     kind: Kind,
+    level: Option<Level>,
     movetime: Option<u64>,
     depth: Option<u32>,
     without: Vec<String>,
@@ -149,23 +159,43 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
         Weights::default()
     };
     let mut name = Vec::new();
-    let depth = match (s.movetime, s.depth) {
-        (None, None) => Some(6),
-        (_, d) => d,
-    };
+    if s.level.is_some() && s.kind != Kind::Engine {
+        return Err(anyhow!("--level-a/--level-b apply to engine players only"));
+    }
     if s.kind == Kind::Student {
         name.push("student".to_string());
     }
-    if let Some(ms) = s.movetime {
-        name.push(format!("{ms}ms"));
-    }
-    if let Some(d) = depth {
-        name.push(format!("d{d}"));
-    }
-    let limits = Limits {
-        movetime: s.movetime.map(Duration::from_millis),
-        depth,
-        nodes: None,
+    let limits = match s.level {
+        Some(level) => {
+            name.push(level.name().to_string());
+            let mut limits = level.limits();
+            if let Some(ms) = s.movetime {
+                limits.movetime = Some(Duration::from_millis(ms));
+                name.push(format!("{ms}ms"));
+            }
+            if let Some(d) = s.depth {
+                limits.depth = Some(d);
+                name.push(format!("d{d}"));
+            }
+            limits
+        }
+        None => {
+            let depth = match (s.movetime, s.depth) {
+                (None, None) => Some(6),
+                (_, d) => d,
+            };
+            if let Some(ms) = s.movetime {
+                name.push(format!("{ms}ms"));
+            }
+            if let Some(d) = depth {
+                name.push(format!("d{d}"));
+            }
+            Limits {
+                movetime: s.movetime.map(Duration::from_millis),
+                depth,
+                nodes: None,
+            }
+        }
     };
     if s.kind == Kind::Student {
         if !s.without.is_empty() || s.aggressive || s.threads > 1 {
@@ -221,6 +251,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 egdb,
             },
             limits,
+            misstep: s.level.and_then(Level::misstep),
         },
     })
 }
@@ -266,6 +297,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let mut a = player(
         &PlayerArgs {
             kind: args.player_a,
+            level: args.level_a,
             movetime: args.movetime_a,
             depth: args.depth_a,
             without: args.without_a.clone(),
@@ -280,6 +312,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let mut b = player(
         &PlayerArgs {
             kind: args.player_b,
+            level: args.level_b,
             movetime: args.movetime_b,
             depth: args.depth_b,
             without: args.without_b.clone(),

@@ -1,8 +1,9 @@
 //! `checkersbot play`: a game against the bot in the terminal.
 
-use super::common::{load_layout, parse_side, EngineArgs};
+use super::common::{level_parser, load_layout, parse_side, style_parser, EngineArgs};
 use anyhow::{anyhow, Context, Result};
-use checkersbot::play::terminal::{play, want_colour, Difficulty, First, PlayEnd, PlayOptions};
+use checkersbot::play::level::{Level, Style};
+use checkersbot::play::terminal::{play, want_colour, First, PlayEnd, PlayOptions};
 use checkersbot::rules::board::{initial_grid, Grid};
 use checkersbot::rules::game::Status;
 use checkersbot::rules::geometry::BoardSize;
@@ -20,17 +21,6 @@ pub enum FirstArg {
     Bot,
     /// You.
     Player,
-}
-
-/// How strong the bot plays.
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum Level {
-    /// Searches 2 plies and plays a random move one time in four.
-    Easy,
-    /// Thinks 300 ms a move.
-    Medium,
-    /// Thinks 2 s a move.
-    Hard,
 }
 
 /// Arguments of `play`.
@@ -51,9 +41,13 @@ pub struct PlayArgs {
     /// The side the bot plays: b (top, moving down) or p (bottom, moving up).
     #[arg(long, default_value = "b")]
     bot_side: String,
-    /// Difficulty.
-    #[arg(long, value_enum, default_value = "medium")]
+    /// Level: easy (2 plies, sometimes another of its 3 best moves), medium (6 plies, at most
+    /// 300 ms), hard (1 s a move) or max (5 s a move); as `serve --level`.
+    #[arg(long, default_value = "medium", value_parser = level_parser())]
     level: Level,
+    /// Style: default or aggressive (closes in on the enemy's pieces); as `serve --style`.
+    #[arg(long, default_value = "default", value_parser = style_parser())]
+    style: Style,
     /// Time per bot move in milliseconds (overrides the level's limits).
     #[arg(long)]
     movetime: Option<u64>,
@@ -79,18 +73,16 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             initial_grid(size)
         }
     };
-    let level = match args.level {
-        Level::Easy => Difficulty::Easy,
-        Level::Medium => Difficulty::Medium,
-        Level::Hard => Difficulty::Hard,
-    };
+    let level = args.level;
     let mut opts = PlayOptions::new(level);
     opts.bot_side = parse_side(&args.bot_side)?;
     opts.first = match args.first {
         FirstArg::Bot => First::Bot,
         FirstArg::Player => First::Player,
     };
-    opts.config = args.engine.config()?;
+    let mut engine = args.engine.clone();
+    engine.aggressive |= args.style == Style::Aggressive;
+    opts.config = engine.config()?;
     opts.seed = args.engine.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -4,6 +4,7 @@
 use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
+use checkersbot::play::level::{Level, Style};
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
 use checkersbot::robot::network::{self, TcpSink};
 use checkersbot::robot::outbox::FlowControl;
@@ -17,6 +18,20 @@ use std::time::Duration;
 /// Daemon settings shared by `serve` and `replay`; unset values take the command's defaults.
 #[derive(Args, Debug, Clone, Default)]
 pub struct DaemonArgs {
+    /// Playing level (as `set level`): its move time and depth (which --movetime and --depth
+    /// override) and, at easy, its missteps [serve: hard].
+    #[arg(long, value_parser = super::common::level_parser())]
+    pub level: Option<Level>,
+    /// Playing style (as `set style`): the evaluation weights.
+    #[arg(long, default_value = "default", value_parser = super::common::style_parser())]
+    pub style: Style,
+    /// Write each finished or abandoned game to this directory (as `set record`): PDN on 8x8, a
+    /// path list on other sizes; `off` for none.
+    #[arg(long)]
+    pub record: Option<String>,
+    /// Seed of the easy level's missteps [serve: from the clock; replay: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Time per bot move in milliseconds (0 to 3600000); 0 = no time limit [serve: 1000, replay: 0].
     #[arg(long, value_parser = movetime_arg)]
     pub movetime: Option<u64>,
@@ -29,7 +44,8 @@ pub struct DaemonArgs {
     /// Transposition table size in MiB (1 to 4096, as `set hash`, and what the machine can hold).
     #[arg(long, default_value_t = 16, value_parser = hash_arg)]
     pub hash: usize,
-    /// Start layout of `newgame`: a size (8, 8x8) or a layout file (e.g. layouts/10x10.board).
+    /// Start layout of `newgame` (sets `size`): a size (4, 6, 8, 10, 12; also 8x8) or a layout
+    /// file (e.g. layouts/10x10.board).
     #[arg(long)]
     pub layout: Option<String>,
     /// Reject boards no legal move explains (the default).
@@ -44,8 +60,8 @@ pub struct DaemonArgs {
     /// The camera sits on the other side of the table: read boards rotated 180 degrees.
     #[arg(long)]
     pub rotated: bool,
-    /// Search info lines: iterations, final or off.
-    #[arg(long, default_value = "iterations")]
+    /// Search info lines (as `set info`).
+    #[arg(long, default_value = "iterations", value_parser = ["iterations", "final", "off"])]
     pub info: String,
     /// Evaluation: `hand` or a weights file written by `checkersbot train`.
     #[arg(long, default_value = "hand")]
@@ -67,6 +83,21 @@ impl DaemonArgs {
     /// The settings these flags describe, over `base` (the command's defaults).
     pub fn settings(&self, base: Settings) -> Result<Settings> {
         let mut s = base;
+        if let Some(level) = self.level {
+            s.set_level(level);
+        }
+        s.style = self.style;
+        if let Some(seed) = self.seed {
+            s.seed = seed;
+        }
+        s.record = match self.record.as_deref() {
+            None | Some("off") | Some("none") => None,
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot use --record {dir}"))?;
+                Some(std::path::PathBuf::from(dir))
+            }
+        };
         if let Some(ms) = self.movetime {
             s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
         }
@@ -76,8 +107,10 @@ impl DaemonArgs {
         s.threads = self.threads;
         s.hash_mb = self.hash;
         s.learned = super::common::load_eval(&self.eval)?;
+        s.eval_name = self.eval.clone();
         if let Some(spec) = &self.egdb {
             s.egdb = super::common::load_egdb(Some(spec), DEFAULT_CACHE_MB)?;
+            s.egdb_dir = s.egdb.as_ref().map(|_| std::path::PathBuf::from(spec));
         }
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
@@ -137,6 +170,15 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let mut settings = args.daemon.settings(Settings::default())?;
     if args.daemon.egdb.is_none() {
         settings.egdb = super::common::load_egdb(None, DEFAULT_CACHE_MB)?;
+        settings.egdb_dir = settings
+            .egdb
+            .as_ref()
+            .and_then(|_| checkersbot::engine::egdb::default_dir());
+    }
+    if args.daemon.seed.is_none() {
+        settings.seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64);
     }
     // Block the termination signals before any thread starts, so that every thread inherits the
     // mask and only the signal thread receives them.

@@ -13,6 +13,8 @@ pub const MOVETIME_MS: RangeInclusive<u64> = 0..=3_600_000;
 pub const TIMELEFT_MS: RangeInclusive<u64> = 0..=86_400_000;
 /// Depth limit in plies; 0 means no depth limit.
 pub const DEPTH: RangeInclusive<u32> = 0..=100;
+/// Lines (best moves) of an analysis.
+pub const MULTIPV: RangeInclusive<usize> = 1..=20;
 
 /// Reads `text` as a number of `range`, with a message naming the setting and the range.
 ///

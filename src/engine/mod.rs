@@ -394,7 +394,72 @@ impl Engine {
         let tt = &self.tt;
         let cfg = &self.config;
         let params = self.params;
-        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, soft, stop, on_info, rng))
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, soft, stop, on_info, rng, None))
+    }
+
+    /// Searches `pos` as [`Engine::search`] does, but among the root moves not in `exclude` only,
+    /// and always with a search (no answer at once for an only move, no root answer from the
+    /// endgame database once a move is excluded): the building block of [`Engine::analyse`].
+    /// With every move excluded the result has no move ([`StopReason::NoMoves`]).
+    pub fn search_excluding(
+        &mut self,
+        pos: &AnyPosition,
+        history: &[u64],
+        limits: &Limits,
+        exclude: &[MoveInfo],
+        stop: &AtomicBool,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        let tt = &self.tt;
+        let cfg = &self.config;
+        let params = self.params;
+        crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, None, stop, on_info, None, Some(exclude)))
+    }
+
+    /// The best `lines` root moves of `pos`, best first, each with its score and principal
+    /// variation (multi-PV by exclusion: the k-th line is a search of the root moves the earlier
+    /// lines did not play, each with `limits`). Fewer lines when the position has fewer moves, or
+    /// when `stop` is raised (the line under way is kept if it has a move). Deterministic with one
+    /// thread and a depth limit.
+    ///
+    /// ```
+    /// use checkersbot::rules::any_size::AnyPosition;
+    /// use checkersbot::engine::{Engine, EngineConfig, Limits};
+    /// use checkersbot::rules::geometry::BoardSize;
+    /// use checkersbot::rules::position::Side;
+    /// use std::sync::atomic::AtomicBool;
+    ///
+    /// let mut engine = Engine::new(EngineConfig::default());
+    /// let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    /// let limits = Limits { depth: Some(4), ..Limits::default() };
+    /// let lines = engine.analyse(&start, &[], &limits, 3, &AtomicBool::new(false));
+    /// assert_eq!(lines.len(), 3);
+    /// assert!(lines[0].info.score >= lines[1].info.score);
+    /// assert_ne!(lines[0].best, lines[1].best);
+    /// ```
+    pub fn analyse(
+        &mut self,
+        pos: &AnyPosition,
+        history: &[u64],
+        limits: &Limits,
+        lines: usize,
+        stop: &AtomicBool,
+    ) -> Vec<SearchResult> {
+        let mut found: Vec<MoveInfo> = Vec::new();
+        let mut out = Vec::new();
+        while out.len() < lines {
+            let r = self.search_excluding(pos, history, limits, &found, stop, &mut |_| {});
+            let Some(best) = r.best.clone() else { break };
+            found.push(best);
+            out.push(r);
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        // A later line searched with less knowledge may score above an earlier one: keep the
+        // order by score (stable, so equal scores keep the search's order).
+        out.sort_by_key(|r| std::cmp::Reverse(r.info.score));
+        out
     }
 }
 
@@ -448,10 +513,16 @@ fn search_position<G: Geometry>(
     stop: &AtomicBool,
     on_info: &mut dyn FnMut(&Info),
     rng: Option<u64>,
+    exclude: Option<&[MoveInfo]>,
 ) -> SearchResult {
     let start = Instant::now();
     tt.new_search();
-    let moves = root.legal_moves();
+    let mut moves = root.legal_moves();
+    if let Some(exclude) = exclude {
+        moves.retain(|m| !exclude.contains(&MoveInfo::of::<G>(m)));
+    }
+    let analysing = exclude.is_some();
+    let excluding = exclude.is_some_and(|e| !e.is_empty());
     let mut info = Info::default();
     if moves.is_empty() {
         info.score = Score(-WIN);
@@ -461,7 +532,12 @@ fn search_position<G: Geometry>(
             reason: StopReason::NoMoves,
         };
     }
-    if let Some((mv, v)) = cfg.egdb.as_ref().and_then(|db| db.best_move(root)) {
+    if let Some((mv, v)) = cfg
+        .egdb
+        .as_ref()
+        .filter(|_| !excluding)
+        .and_then(|db| db.best_move(root))
+    {
         info.depth = 1;
         info.score = Score(egdb_score(v, 0));
         info.pv = vec![MoveInfo::of::<G>(&mv)];
@@ -475,7 +551,7 @@ fn search_position<G: Geometry>(
             reason: StopReason::Egdb,
         };
     }
-    if moves.len() == 1 {
+    if moves.len() == 1 && !analysing {
         info.pv = moves_info::<G>(&moves);
         info.time = start.elapsed();
         let best = info.pv.first().cloned();

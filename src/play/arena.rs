@@ -19,6 +19,7 @@
 //!     kind: PlayerKind::Engine {
 //!         config: EngineConfig::default(),
 //!         limits: Limits { depth: Some(3), ..Limits::default() },
+//!         misstep: None,
 //!     },
 //! };
 //! let random = PlayerSpec { name: "random".into(), kind: PlayerKind::Random };
@@ -32,6 +33,7 @@
 //! ```
 
 use crate::engine::{Engine, EngineConfig, Limits};
+use crate::play::level::{choose_move, Misstep};
 use crate::play::student::Student;
 use crate::rng::Rng;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
@@ -51,6 +53,8 @@ pub enum PlayerKind {
         config: EngineConfig,
         /// Limits for each move.
         limits: Limits,
+        /// Occasional second-best moves (a level's, see [`crate::play::level`]), or none.
+        misstep: Option<Misstep>,
     },
     /// A player that picks a uniformly random legal move (seeded by the match seed).
     Random,
@@ -434,7 +438,7 @@ pub fn progress_line(
 }
 
 enum Player {
-    Engine(Box<Engine>, Limits),
+    Engine(Box<Engine>, Limits, Option<Misstep>),
     Random,
     Student(Box<Student>, Limits),
 }
@@ -442,9 +446,15 @@ enum Player {
 impl Player {
     fn of(spec: &PlayerSpec) -> Player {
         match &spec.kind {
-            PlayerKind::Engine { config, limits } => {
-                Player::Engine(Box::new(Engine::new(config.clone())), limits.clone())
-            }
+            PlayerKind::Engine {
+                config,
+                limits,
+                misstep,
+            } => Player::Engine(
+                Box::new(Engine::new(config.clone())),
+                limits.clone(),
+                *misstep,
+            ),
             PlayerKind::Random => Player::Random,
             PlayerKind::Student { hash_mb, limits } => {
                 Player::Student(Box::new(Student::new(*hash_mb)), limits.clone())
@@ -454,7 +464,7 @@ impl Player {
 
     fn new_game(&mut self) {
         match self {
-            Player::Engine(e, _) => e.new_game(),
+            Player::Engine(e, _, _) => e.new_game(),
             Player::Student(s, _) => s.new_game(),
             Player::Random => {}
         }
@@ -464,7 +474,7 @@ impl Player {
     /// limited like its own moves). Returns the nodes searched.
     fn ponder(&mut self, game: &Game, stop: &AtomicBool) -> u64 {
         match self {
-            Player::Engine(engine, limits) => {
+            Player::Engine(engine, limits, _) => {
                 let ponder_limits = Limits {
                     movetime: None,
                     depth: limits.depth,
@@ -491,12 +501,15 @@ impl Player {
                 let i = rng.below(moves.len());
                 moves.into_iter().nth(i)
             }
-            Player::Engine(engine, limits) => {
+            Player::Engine(engine, limits, misstep) => {
                 let stop = AtomicBool::new(false);
-                let r = engine.search(
+                let r = choose_move(
+                    engine,
                     game.current(),
                     &game.history_keys(),
                     limits,
+                    *misstep,
+                    rng,
                     &stop,
                     &mut |_| {},
                 );
@@ -733,6 +746,7 @@ mod tests {
                     depth: Some(4),
                     ..Limits::default()
                 },
+                misstep: None,
             },
         };
         let random = PlayerSpec {
@@ -799,6 +813,7 @@ mod tests {
                     depth: Some(3),
                     ..Limits::default()
                 },
+                misstep: None,
             },
         };
         let opts = MatchOptions {

@@ -14,11 +14,12 @@
 //! score (from its own point of view) and time. When the game ends the reason is announced; `undo`
 //! still works then.
 //!
-//! Levels ([`Difficulty`]): **easy** searches 2 plies deep and plays a random legal move one time in
-//! four; **medium** thinks 300 ms a move; **hard** 2000 ms. The aggressive style
-//! ([`crate::engine::eval::Weights::aggressive`]) rewards closing in on the enemy's pieces.
+//! Levels and styles are those of [`crate::play::level`] (shared with the daemon): **easy** searches 2
+//! plies and sometimes plays another of its best moves; **medium** 6 plies; **hard** 1 s a move;
+//! **max** 5 s. The aggressive style rewards closing in on the enemy's pieces.
 
 use crate::engine::{Engine, EngineConfig, Info, Limits, StopReason};
+use crate::play::level::{choose_move, Level, Misstep};
 use crate::rng::Rng;
 use crate::rules::any_size::{join, AnyPosition, MoveInfo};
 use crate::rules::board::Grid;
@@ -28,65 +29,6 @@ use crate::rules::position::Side;
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
-
-/// How strong the bot plays.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Difficulty {
-    /// Depth 2, and a random legal move one time in four.
-    Easy,
-    /// 300 ms a move.
-    Medium,
-    /// 2000 ms a move.
-    Hard,
-}
-
-impl Difficulty {
-    /// Reads `easy`, `medium` or `hard`.
-    pub fn from_name(name: &str) -> Option<Difficulty> {
-        match name.to_ascii_lowercase().as_str() {
-            "easy" => Some(Difficulty::Easy),
-            "medium" => Some(Difficulty::Medium),
-            "hard" => Some(Difficulty::Hard),
-            _ => None,
-        }
-    }
-
-    /// The level's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Difficulty::Easy => "easy",
-            Difficulty::Medium => "medium",
-            Difficulty::Hard => "hard",
-        }
-    }
-
-    /// The search limits of the level.
-    pub fn limits(self) -> Limits {
-        match self {
-            Difficulty::Easy => Limits {
-                depth: Some(2),
-                ..Limits::default()
-            },
-            Difficulty::Medium => Limits {
-                movetime: Some(Duration::from_millis(300)),
-                ..Limits::default()
-            },
-            Difficulty::Hard => Limits {
-                movetime: Some(Duration::from_millis(2000)),
-                ..Limits::default()
-            },
-        }
-    }
-
-    /// Percentage of moves played at random instead of searched.
-    pub fn random_percent(self) -> u32 {
-        match self {
-            Difficulty::Easy => 25,
-            Difficulty::Medium | Difficulty::Hard => 0,
-        }
-    }
-}
 
 /// Who makes the first move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -106,8 +48,10 @@ pub struct PlayOptions {
     pub first: First,
     /// Limits of the bot's (and the hint's) searches.
     pub limits: Limits,
-    /// Percentage of the bot's moves chosen at random.
+    /// Percentage of the bot's moves chosen at random (0 at every level; for tests).
     pub random_percent: u32,
+    /// The level's missteps (occasional second-best moves), if any.
+    pub misstep: Option<Misstep>,
     /// Engine settings (weights for the style, threads, table size, seed).
     pub config: EngineConfig,
     /// Seed of the random moves.
@@ -120,12 +64,13 @@ pub struct PlayOptions {
 
 impl PlayOptions {
     /// Options for a level, with the bot on top, the person moving first, default weights, no colour.
-    pub fn new(level: Difficulty) -> PlayOptions {
+    pub fn new(level: Level) -> PlayOptions {
         PlayOptions {
             bot_side: Side::Bot,
             first: First::Player,
             limits: level.limits(),
-            random_percent: level.random_percent(),
+            random_percent: 0,
+            misstep: level.misstep(),
             config: EngineConfig::default(),
             seed: 1,
             colour: false,
@@ -511,7 +456,16 @@ fn bot_move<W: Write>(
     }
     writeln!(out, "Bot is thinking...")?;
     out.flush()?;
-    let r = engine.search(pos, &game.history_keys(), &opts.limits, stop, &mut |_| {});
+    let r = choose_move(
+        engine,
+        pos,
+        &game.history_keys(),
+        &opts.limits,
+        opts.misstep,
+        rng,
+        stop,
+        &mut |_| {},
+    );
     // The game loop only asks for a move when one exists; fall back to the first legal move.
     let m = r.best.unwrap_or_else(|| legal[0].clone());
     writeln!(
@@ -560,8 +514,8 @@ mod tests {
     }
 
     fn opts() -> PlayOptions {
-        let mut o = PlayOptions::new(Difficulty::Easy);
-        o.random_percent = 0;
+        let mut o = PlayOptions::new(Level::Easy);
+        o.misstep = None;
         o
     }
 

@@ -18,9 +18,12 @@
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
 use crate::engine::egdb::Egdb;
-use crate::engine::eval::{load_eval, LearnedWeights};
+use crate::engine::eval::{load_eval, LearnedWeights, Weights};
 use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
+use crate::play::level::{choose_move, Level, Misstep, Style};
+use crate::rng::Rng;
+use crate::robot::options;
 use crate::robot::outbox::{FlowControl, Outbox};
 use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
@@ -33,8 +36,11 @@ use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
 use crate::rules::board::{initial_grid, Grid};
 use crate::rules::fen::parse_fen;
+use crate::rules::game::{Game, Status};
 use crate::rules::geometry::BoardSize;
+use crate::rules::pdn::{play_moves, read_game, write_game, GameResult, PdnError, RecordInfo};
 use crate::rules::position::Side;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
@@ -97,6 +103,18 @@ pub struct Settings {
     pub clock: Option<TimeControl>,
     /// Search the position after the bot's move while the person thinks.
     pub ponder: bool,
+    /// The playing level: its missteps (`set level` also sets `movetime` and `depth`).
+    pub level: Level,
+    /// The playing style (the evaluation weights).
+    pub style: Style,
+    /// Seed of the level's missteps.
+    pub seed: u64,
+    /// The evaluation's name (`hand` or the weights file), for `options`.
+    pub eval_name: String,
+    /// The endgame database's directory, for `options`.
+    pub egdb_dir: Option<PathBuf>,
+    /// Where finished and abandoned games are written (`None`: nowhere).
+    pub record: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -118,6 +136,12 @@ impl Default for Settings {
             transcript: false,
             clock: None,
             ponder: false,
+            level: Level::Hard,
+            style: Style::Default,
+            seed: 1,
+            eval_name: "hand".into(),
+            egdb_dir: None,
+            record: None,
         }
     }
 }
@@ -132,6 +156,14 @@ impl Settings {
             timing: false,
             ..Settings::default()
         }
+    }
+
+    /// Plays at `level`: its missteps, and its move time and depth.
+    pub fn set_level(&mut self, level: Level) {
+        let limits = level.limits();
+        self.level = level;
+        self.movetime = limits.movetime;
+        self.depth = limits.depth;
     }
 
     /// The engine's limits, and the soft limit when a clock is set (`left` on it after `played`
@@ -169,6 +201,21 @@ struct SearchJob {
     learned: Option<Arc<LearnedWeights>>,
     egdb: Option<Arc<Egdb>>,
     new_game: bool,
+    weights: Weights,
+    misstep: Option<Misstep>,
+}
+
+/// An analysis for the engine thread; the lines come back on `reply`.
+struct AnalyseJob {
+    pos: AnyPosition,
+    history: Vec<u64>,
+    limits: Limits,
+    lines: usize,
+    threads: usize,
+    learned: Option<Arc<LearnedWeights>>,
+    egdb: Option<Arc<Egdb>>,
+    weights: Weights,
+    reply: Sender<Vec<SearchResult>>,
 }
 
 /// Work for the engine thread.
@@ -177,6 +224,7 @@ enum Job {
     /// Search while the person thinks, without a time limit, until the ponder flag is set; no
     /// reports (the table it fills is what counts).
     Ponder(SearchJob),
+    Analyse(AnalyseJob),
     /// Make the table this size (answered on the ready channel).
     Resize {
         mb: usize,
@@ -228,6 +276,10 @@ pub struct Daemon {
     clock_left: Duration,
     /// The bot's moves since the clock was set (or the game started).
     bot_moves: u32,
+    /// Game records written.
+    records: usize,
+    /// The current game has been written (at its end).
+    recorded: bool,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -261,6 +313,7 @@ impl Daemon {
         };
         let start = Instant::now();
         let engine = Engine::try_new(config)?;
+        let rng = Rng::new(settings.seed);
         tracing::info!(
             "transposition table: {} MiB allocated in {} ms",
             settings.hash_mb,
@@ -275,7 +328,7 @@ impl Daemon {
                     search: engine_stop,
                     ponder: engine_ponder_stop,
                 };
-                engine_thread(engine, job_rx, ready_tx, engine_events, stops)
+                engine_thread(engine, rng, job_rx, ready_tx, engine_events, stops)
             })
             .map_err(|e| tracing::error!("cannot start the engine thread: {e}"))
             .ok();
@@ -304,6 +357,8 @@ impl Daemon {
             pondering: false,
             clock_left,
             bot_moves: 0,
+            records: 0,
+            recorded: false,
         })
     }
 
@@ -330,6 +385,7 @@ impl Daemon {
             }
         }
         self.stop_pondering();
+        self.record_abandoned("abandoned at the end of the session");
         let left = self.out.finish(FLUSH_PATIENCE);
         if left > 0 {
             tracing::error!("{left} replies were never written");
@@ -428,15 +484,16 @@ impl Daemon {
         if reply.is_final() {
             self.last_final = Some(text.clone());
         }
-        self.send_text(text, reply.is_final());
+        self.send_text(text, !reply.is_droppable());
     }
 
-    fn send_text(&mut self, text: String, is_final: bool) {
+    /// Queues a reply line; `keep`: never dropped (every line but `info`).
+    fn send_text(&mut self, text: String, keep: bool) {
         tracing::debug!("> {text}");
         if self.settings.transcript {
             self.raw(format!("< {text}"), true);
         } else {
-            self.raw(text, is_final);
+            self.raw(text, keep);
         }
     }
 
@@ -484,6 +541,7 @@ impl Daemon {
             Command::Set(SetOption::Eval(spec)) => match load_eval(&spec) {
                 Ok(learned) => {
                     self.settings.learned = learned;
+                    self.settings.eval_name = spec;
                     self.send(&Reply::Ok);
                 }
                 Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
@@ -497,16 +555,33 @@ impl Daemon {
                 };
                 match db {
                     Ok(db) => {
+                        self.settings.egdb_dir = db.is_some().then(|| PathBuf::from(&spec));
                         self.settings.egdb = db;
                         self.send(&Reply::Ok);
                     }
                     Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
                 }
             }
+            Command::Set(SetOption::Record(dir)) => self.set_record(&dir),
             Command::Set(opt) => {
                 self.set(opt);
                 self.send(&Reply::Ok);
             }
+            Command::Options => {
+                for spec in options::specs(&self.settings, self.clock_left) {
+                    self.send(&Reply::Option(spec.line));
+                }
+                self.send(&Reply::Ok);
+            }
+            Command::Analyse { .. } | Command::Hint | Command::TakeBack if busy => {
+                self.error(
+                    ErrorCode::Busy,
+                    "a search is running; wait for its move or send stop",
+                );
+            }
+            Command::Analyse { lines, setup } => self.analyse(lines, setup),
+            Command::Hint => self.hint(),
+            Command::TakeBack => self.take_back(),
             Command::NewGame(_) | Command::Position(_) | Command::Board { .. } if busy => {
                 self.error(
                     ErrorCode::Busy,
@@ -555,8 +630,10 @@ impl Daemon {
             SetOption::ColourOnly(b) => s.colour_only = b,
             SetOption::Rotated(b) => s.rotated = b,
             SetOption::Info(m) => s.info = m,
+            SetOption::Level(level) => s.set_level(level),
+            SetOption::Style(style) => s.style = style,
             // Loaded (and checked) in `command`.
-            SetOption::Eval(_) | SetOption::Egdb(_) => {}
+            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Record(_) => {}
             // Handled above.
             SetOption::Clock(_) | SetOption::TimeLeft(_) | SetOption::Ponder(_) => {}
         }
@@ -595,6 +672,8 @@ impl Daemon {
         let job = Job::Ponder(SearchJob {
             pos,
             history,
+            weights: self.settings.style.weights(),
+            misstep: None,
             limits: Limits {
                 movetime: None,
                 depth: self.settings.depth,
@@ -611,6 +690,247 @@ impl Daemon {
             self.pondering = true;
             tracing::debug!("pondering");
         }
+    }
+
+    /// `set record DIR|off`: the directory must exist (it is created if its parent does).
+    fn set_record(&mut self, dir: &str) {
+        if matches!(dir, "off" | "none") {
+            self.settings.record = None;
+            return self.send(&Reply::Ok);
+        }
+        let path = PathBuf::from(dir);
+        if let Err(e) = std::fs::create_dir_all(&path) {
+            return self.error(
+                ErrorCode::BadOption,
+                format!("record: cannot use {}: {e}", path.display()),
+            );
+        }
+        self.settings.record = Some(path);
+        self.send(&Reply::Ok);
+    }
+
+    /// Writes the current game to the record directory, if one is set and the game was not
+    /// written yet: `why` says how it ended.
+    fn write_record(&mut self, result: GameResult, why: &str) {
+        let (Some(dir), Some(game)) = (self.settings.record.clone(), self.tracker.game()) else {
+            return;
+        };
+        if self.recorded || (game.plies() == 0 && result == GameResult::Unfinished) {
+            return;
+        }
+        self.recorded = true;
+        self.records += 1;
+        let mut info = RecordInfo::new("checkersbot serve", self.records, "checkersbot", "person");
+        info.comment = format!("{why}; level {}", self.settings.level);
+        let text = write_game(&info, game.start(), game.moves(), result);
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let ext = if game.start().size() == BoardSize::S8 {
+            "pdn"
+        } else {
+            "txt"
+        };
+        let path = dir.join(format!("game-{secs}-{:03}.{ext}", self.records));
+        match std::fs::write(&path, text) {
+            Ok(()) => tracing::info!("game record written to {}", path.display()),
+            Err(e) => tracing::warn!("cannot write the game record {}: {e}", path.display()),
+        }
+    }
+
+    /// Writes the current game before it is replaced or the daemon ends: unfinished, or with its
+    /// result if the bot's last move ended it (its board not seen yet).
+    fn record_abandoned(&mut self, why: &str) {
+        match self.tracker.game().map(Game::status) {
+            Some(status) if status.is_over() => self.record_result(status),
+            _ => self.write_record(GameResult::Unfinished, why),
+        }
+    }
+
+    fn record_result(&mut self, status: Status) {
+        let result = match status {
+            Status::Win { winner } => GameResult::Win(winner),
+            _ => GameResult::Draw,
+        };
+        self.write_record(result, &format!("gameover {status}"));
+    }
+
+    /// Answers `gameover` and writes the record of the game.
+    fn game_over(&mut self, status: Status) {
+        self.record_result(status);
+        self.send(&Reply::GameOver(status));
+    }
+
+    /// Runs an analysis on the (idle) engine thread and waits for its lines.
+    fn run_analysis(
+        &mut self,
+        pos: AnyPosition,
+        history: Vec<u64>,
+        lines: usize,
+    ) -> Option<Vec<SearchResult>> {
+        // The engine thread takes one job at a time: a ponder search would hold the analysis.
+        self.stop_pondering();
+        let (tx, rx) = channel();
+        let (mut limits, _) = self.settings.limits(self.clock_left, self.bot_moves);
+        // The move time is shared among the lines.
+        limits.movetime = limits.movetime.map(|t| t / lines.max(1) as u32);
+        let job = Job::Analyse(AnalyseJob {
+            pos,
+            history,
+            limits,
+            lines,
+            threads: self.settings.threads,
+            learned: self.settings.learned.clone(),
+            egdb: self.settings.egdb.clone(),
+            weights: self.settings.style.weights(),
+            reply: tx,
+        });
+        self.stop.store(false, Ordering::Relaxed);
+        if self.jobs.send(job).is_err() {
+            tracing::error!("the engine thread is gone");
+            return None;
+        }
+        rx.recv().ok()
+    }
+
+    /// `analyse N [POSITION]`: the best N moves, without touching the game.
+    fn analyse(&mut self, lines: usize, setup: Option<Setup>) {
+        let (pos, history) = match setup {
+            None => match self.tracker.game() {
+                Some(game) => (*game.current(), game.history_keys()),
+                None => {
+                    return self.error(
+                        ErrorCode::NoGame,
+                        "no game: give a position (analyse N ROWS SIDE) or start a game",
+                    )
+                }
+            },
+            Some(setup) => match self.setup_game(setup) {
+                Ok(game) => (*game.current(), game.history_keys()),
+                Err(e) => return self.send(&e.reply()),
+            },
+        };
+        let Some(results) = self.run_analysis(pos, history, lines) else {
+            return self.error(ErrorCode::Internal, "the engine is not running");
+        };
+        for (i, r) in results.iter().enumerate() {
+            let info = SearchInfo::of(&r.info, self.settings.timing);
+            self.send(&Reply::Line { rank: i + 1, info });
+        }
+        self.send(&Reply::Ok);
+    }
+
+    /// `hint`: the person's best move in the game.
+    fn hint(&mut self) {
+        let Some(game) = self.tracker.game() else {
+            return self.error(
+                ErrorCode::NoGame,
+                "no game in progress: send newgame and the first board, or position",
+            );
+        };
+        let status = game.status();
+        if status.is_over() {
+            return self.error(
+                ErrorCode::GameOver,
+                format!("the game is over ({status}); send newgame or position"),
+            );
+        }
+        if game.current().side() != Side::Player {
+            return self.error(
+                ErrorCode::NotPersonsTurn,
+                "the bot is to move: send the board",
+            );
+        }
+        let (pos, history) = (*game.current(), game.history_keys());
+        let best = self
+            .run_analysis(pos, history, 1)
+            .and_then(|mut r| r.pop())
+            .filter(|r| r.best.is_some());
+        match best {
+            Some(r) => {
+                if self.settings.info != InfoMode::Off {
+                    let line = SearchInfo::of(&r.info, self.settings.timing);
+                    self.send(&Reply::Info(InfoLine::Search(line)));
+                }
+                if let Some(mv) = r.best {
+                    self.send(&Reply::Hint(mv));
+                }
+            }
+            None => self.error(ErrorCode::Internal, "the engine found no move"),
+        }
+    }
+
+    /// `takeback`: the person's last move and the bot's reply are taken back.
+    fn take_back(&mut self) {
+        if self.tracker.game().is_none() {
+            return self.error(
+                ErrorCode::NoGame,
+                "no game in progress: send newgame and the first board, or position",
+            );
+        }
+        // The position being pondered is no longer the person's.
+        self.stop_pondering();
+        match self.tracker.take_back() {
+            Some(pos) => {
+                self.recorded = false;
+                self.send(&Reply::Expect {
+                    rows: pos.to_line(),
+                    side: pos.side(),
+                });
+            }
+            None => self.error(
+                ErrorCode::NothingToTakeBack,
+                "the person has not moved in this game",
+            ),
+        }
+    }
+
+    /// The game a `position` (or `analyse`) setup describes, with its history.
+    fn setup_game(&self, setup: Setup) -> Result<Game, ProtocolError> {
+        let base = |setup: &Setup| -> Result<AnyPosition, ProtocolError> {
+            let (grid, side) = match setup {
+                Setup::Rows { rows, side } => (
+                    Grid::parse_line(rows)
+                        .map_err(|e| ProtocolError::new(ErrorCode::BadBoard, e.to_string()))?,
+                    *side,
+                ),
+                Setup::Fen(fen) => parse_fen(fen, self.settings.size)
+                    .map_err(|e| ProtocolError::new(ErrorCode::BadFen, e.to_string()))?,
+                Setup::Start(side) => (initial_grid(self.settings.size), *side),
+                Setup::Pdn(_) | Setup::Moves { .. } => {
+                    return Err(ProtocolError::new(
+                        ErrorCode::Syntax,
+                        "a move list follows a position",
+                    ))
+                }
+            };
+            Ok(AnyPosition::from_grid(&grid, side))
+        };
+        let pdn_error = |e: PdnError| match e {
+            PdnError::Illegal { .. } => ProtocolError::new(ErrorCode::IllegalMove, e.to_string()),
+            PdnError::Fen(_) => ProtocolError::new(ErrorCode::BadFen, e.to_string()),
+            _ => ProtocolError::new(ErrorCode::BadPdn, e.to_string()),
+        };
+        let (start, moves) = match &setup {
+            Setup::Pdn(text) => read_game(text).map_err(pdn_error)?,
+            Setup::Moves { start, moves } => {
+                let start = base(start)?;
+                let texts: Vec<&str> = moves.iter().map(String::as_str).collect();
+                let moves = play_moves(&start, &texts).map_err(pdn_error)?;
+                (start, moves)
+            }
+            other => (base(other)?, Vec::new()),
+        };
+        let mut game = Game::new(start);
+        for m in &moves {
+            if game.play(m).is_none() {
+                return Err(ProtocolError::new(
+                    ErrorCode::Internal,
+                    "a move list did not replay",
+                ));
+            }
+        }
+        Ok(game)
     }
 
     /// `set hash`: the table is allocated before `ok`, or refused (the old one kept) with what the
@@ -690,6 +1010,8 @@ impl Daemon {
                 Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
             },
         };
+        self.record_abandoned("abandoned at newgame");
+        self.recorded = false;
         self.settings.size = start.size();
         self.tracker.new_game(start);
         self.reset_clock();
@@ -698,18 +1020,14 @@ impl Daemon {
     }
 
     fn position(&mut self, setup: Setup) {
-        let (grid, side) = match setup {
-            Setup::Rows { rows, side } => match Grid::parse_line(&rows) {
-                Ok(g) => (g, side),
-                Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
-            },
-            Setup::Fen(fen) => match parse_fen(&fen, self.settings.size) {
-                Ok(x) => x,
-                Err(e) => return self.error(ErrorCode::BadFen, e.to_string()),
-            },
+        let game = match self.setup_game(setup) {
+            Ok(g) => g,
+            Err(e) => return self.send(&e.reply()),
         };
-        self.settings.size = grid.size();
-        self.tracker.set_position(&grid, side);
+        self.record_abandoned("abandoned at position");
+        self.recorded = false;
+        self.settings.size = game.current().size();
+        self.tracker.set_game(game);
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -810,7 +1128,7 @@ impl Daemon {
     /// the bot's (search).
     fn next(&mut self, next: Next) {
         match next {
-            Next::GameOver(status) => self.send(&Reply::GameOver(status)),
+            Next::GameOver(status) => self.game_over(status),
             Next::PlayerToMove => self.send(&Reply::Unchanged),
             Next::BotToMove => match self.tracker.game() {
                 Some(game) => {
@@ -845,6 +1163,8 @@ impl Daemon {
             learned: self.settings.learned.clone(),
             egdb: self.settings.egdb.clone(),
             new_game: std::mem::take(&mut self.new_game),
+            weights: self.settings.style.weights(),
+            misstep: self.settings.level.misstep(),
         });
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
@@ -886,7 +1206,7 @@ impl Daemon {
                     self.error(ErrorCode::Internal, "the engine answered an illegal move");
                 }
             }
-            (Some(status), None) => self.send(&Reply::GameOver(status)),
+            (Some(status), None) => self.game_over(status),
             (None, _) => self.error(ErrorCode::Internal, "no game to play the move in"),
         }
         for _ in 0..pending.stops {
@@ -936,12 +1256,13 @@ struct Stops {
 
 fn engine_thread(
     mut engine: Engine,
+    mut rng: Rng,
     jobs: Receiver<Job>,
     ready: Sender<Ready>,
     events: Sender<Event>,
     stops: Stops,
 ) {
-    let stop = stops.search;
+    let stop = stops.search.clone();
     while let Ok(job) = jobs.recv() {
         let job = match job {
             Job::Search(job) => job,
@@ -949,6 +1270,7 @@ fn engine_thread(
                 engine.set_threads(job.threads);
                 engine.set_learned(job.learned);
                 engine.set_egdb(job.egdb);
+                engine.set_weights(job.weights);
                 let r = engine.search(
                     &job.pos,
                     &job.history,
@@ -963,6 +1285,23 @@ fn engine_thread(
                     r.info.time.as_millis(),
                     r.reason.word()
                 );
+                continue;
+            }
+            Job::Analyse(job) => {
+                engine.set_threads(job.threads);
+                engine.set_learned(job.learned);
+                engine.set_egdb(job.egdb);
+                engine.set_weights(job.weights);
+                let lines = engine.analyse(
+                    &job.pos,
+                    &job.history,
+                    &job.limits,
+                    job.lines,
+                    &stops.search,
+                );
+                if job.reply.send(lines).is_err() {
+                    break;
+                }
                 continue;
             }
             Job::Resize { mb, threads } => {
@@ -983,6 +1322,7 @@ fn engine_thread(
         engine.set_threads(job.threads);
         engine.set_learned(job.learned);
         engine.set_egdb(job.egdb);
+        engine.set_weights(job.weights);
         if job.new_game {
             // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();
@@ -994,10 +1334,25 @@ fn engine_thread(
             .map(|t| t.saturating_sub(job.received.elapsed()));
         let tx = events.clone();
         let soft = job.soft.map(|t| t.saturating_sub(job.received.elapsed()));
-        let result =
-            engine.search_soft(&job.pos, &job.history, &limits, soft, &stop, &mut |info| {
-                tx.send(Event::Progress(info.clone())).ok();
-            });
+        let mut report = |info: &Info| {
+            tx.send(Event::Progress(info.clone())).ok();
+        };
+        let result = if job.misstep.is_some() {
+            // A level's missteps choose among the best moves (no clock budget: the levels that
+            // misstep play at a fixed depth).
+            choose_move(
+                &mut engine,
+                &job.pos,
+                &job.history,
+                &limits,
+                job.misstep,
+                &mut rng,
+                &stop,
+                &mut report,
+            )
+        } else {
+            engine.search_soft(&job.pos, &job.history, &limits, soft, &stop, &mut report)
+        };
         if events.send(Event::SearchDone(result)).is_err() {
             break;
         }

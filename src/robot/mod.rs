@@ -5,12 +5,14 @@
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
 //! - [`network`]: the daemon over TCP, one client at a time;
+//! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
 
 pub mod daemon;
 pub mod diagnosis;
 pub mod network;
+pub mod options;
 pub mod outbox;
 pub mod protocol;
 pub mod tracking;

@@ -17,8 +17,9 @@
 //! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
 //! ```
 
-use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS, TIMELEFT_MS};
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMELEFT_MS};
 use crate::engine::clock::{BadTimeControl, TimeControl};
+use crate::play::level::{Level, Style};
 use crate::robot::diagnosis::Stage;
 use crate::rules::any_size::{join, MoveInfo};
 use crate::rules::game::Status;
@@ -61,6 +62,20 @@ pub enum Command {
         /// Side to move.
         side: Side,
     },
+    /// `options`: list every option (`option ...` lines, then `ok`).
+    Options,
+    /// `analyse N [ROWS SIDE | fen FEN]`: the best `N` moves of a position (the game's current one
+    /// without a position), without touching the game.
+    Analyse {
+        /// How many moves (lines).
+        lines: usize,
+        /// The position, or `None` for the game's current position.
+        setup: Option<Setup>,
+    },
+    /// `hint`: the person's best move in the current game.
+    Hint,
+    /// `takeback`: take back the person's last move and the bot's reply.
+    TakeBack,
 }
 
 /// The start layout of `newgame`.
@@ -84,6 +99,65 @@ pub enum Setup {
     },
     /// `position fen FEN` (the FEN, not yet validated).
     Fen(String),
+    /// `position start SIDE`: the standard start of the `size` setting with `SIDE` to move.
+    Start(Side),
+    /// `position pdn TEXT`: a PDN game on one line (8x8), set up with its history.
+    Pdn(String),
+    /// `position ... moves M1 M2 ...`: a position, then moves played from it (the game's history).
+    Moves {
+        /// Where the moves start (`Rows`, `Fen` or `Start`).
+        start: Box<Setup>,
+        /// The moves as sent: paths (`C5-D4`, `E5xC3xA1`) or, on 8x8, PDN numbers (`11-15`).
+        moves: Vec<String>,
+    },
+}
+
+impl Setup {
+    /// Reads the words after `position` (also used by `analyse`).
+    pub fn parse(args: &[&str]) -> Result<Setup, ProtocolError> {
+        const USAGE: &str = "usage: position ROWS SIDE | position fen FEN | position start SIDE \
+            (each may end with: moves M1 M2 ...) | position pdn TEXT";
+        if let ["pdn", text @ ..] = args {
+            return if text.is_empty() {
+                Err(syntax(USAGE))
+            } else {
+                Ok(Setup::Pdn(text.join(" ")))
+            };
+        }
+        let (base, moves) = match args.iter().position(|w| *w == "moves") {
+            Some(i) => (&args[..i], Some(&args[i + 1..])),
+            None => (args, None),
+        };
+        let start = match base {
+            ["fen", fen @ ..] if !fen.is_empty() => Setup::Fen(fen.concat()),
+            ["start", side] => Setup::Start(parse_side(side)?),
+            [rows, side] if *rows != "fen" && *rows != "start" => Setup::Rows {
+                rows: rows.to_string(),
+                side: parse_side(side)?,
+            },
+            _ => return Err(syntax(USAGE)),
+        };
+        Ok(match moves {
+            None => start,
+            Some([]) => return Err(syntax("'moves' must be followed by at least one move")),
+            Some(list) => Setup::Moves {
+                start: Box::new(start),
+                moves: list.iter().map(|m| m.to_string()).collect(),
+            },
+        })
+    }
+}
+
+impl fmt::Display for Setup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Setup::Rows { rows, side } => write!(f, "{rows} {side}"),
+            Setup::Fen(fen) => write!(f, "fen {fen}"),
+            Setup::Start(side) => write!(f, "start {side}"),
+            Setup::Pdn(text) => write!(f, "pdn {text}"),
+            Setup::Moves { start, moves } => write!(f, "{start} moves {}", moves.join(" ")),
+        }
+    }
 }
 
 /// Which search progress lines to write.
@@ -139,6 +213,12 @@ pub enum SetOption {
     TimeLeft(u64),
     /// Search while the person thinks.
     Ponder(bool),
+    /// The playing level: its limits (`movetime`, `depth`) and missteps.
+    Level(Level),
+    /// The playing style: the evaluation weights.
+    Style(Style),
+    /// The directory game records are written to, or `off`.
+    Record(String),
 }
 
 /// A protocol error's code: the second word of an `error` line.
@@ -172,11 +252,19 @@ pub enum ErrorCode {
     NothingToRepeat,
     /// A fault inside the daemon (should not happen); the state is unchanged.
     Internal,
+    /// `takeback` before the person has moved.
+    NothingToTakeBack,
+    /// A move of a `position ... moves` list or a PDN game that is not legal there.
+    IllegalMove,
+    /// A PDN game that cannot be read.
+    BadPdn,
+    /// `hint` when it is not the person's turn.
+    NotPersonsTurn,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::Syntax,
         ErrorCode::UnknownCommand,
         ErrorCode::BadBoard,
@@ -191,6 +279,10 @@ impl ErrorCode {
         ErrorCode::GameOver,
         ErrorCode::NothingToRepeat,
         ErrorCode::Internal,
+        ErrorCode::NothingToTakeBack,
+        ErrorCode::IllegalMove,
+        ErrorCode::BadPdn,
+        ErrorCode::NotPersonsTurn,
     ];
 
     /// The protocol word.
@@ -210,6 +302,10 @@ impl ErrorCode {
             ErrorCode::GameOver => "game-over",
             ErrorCode::NothingToRepeat => "nothing-to-repeat",
             ErrorCode::Internal => "internal",
+            ErrorCode::NothingToTakeBack => "nothing-to-take-back",
+            ErrorCode::IllegalMove => "illegal-move",
+            ErrorCode::BadPdn => "bad-pdn",
+            ErrorCode::NotPersonsTurn => "not-persons-turn",
         }
     }
 
@@ -363,6 +459,19 @@ impl SetOption {
             "rotated" => SetOption::Rotated(on_off(value)?),
             "eval" => SetOption::Eval(value.to_string()),
             "egdb" => SetOption::Egdb(value.to_string()),
+            "record" => SetOption::Record(value.to_string()),
+            "level" => SetOption::Level(Level::from_name(value).ok_or_else(|| {
+                bad_option(format!(
+                    "level must be easy, medium, hard or max, not '{}'",
+                    clip(value)
+                ))
+            })?),
+            "style" => SetOption::Style(Style::from_name(value).ok_or_else(|| {
+                bad_option(format!(
+                    "style must be default or aggressive, not '{}'",
+                    clip(value)
+                ))
+            })?),
             "info" => SetOption::Info(match value {
                 "iterations" => InfoMode::Iterations,
                 "final" => InfoMode::Final,
@@ -376,15 +485,18 @@ impl SetOption {
             }),
             "clock" => SetOption::Clock(match value {
                 "off" | "none" | "0" => None,
-                tc => Some(tc.parse().map_err(|e: BadTimeControl| bad_option(e.to_string()))?),
+                tc => Some(
+                    tc.parse()
+                        .map_err(|e: BadTimeControl| bad_option(e.to_string()))?,
+                ),
             }),
             "timeleft" => SetOption::TimeLeft(parse_number("timeleft", value, &TIMELEFT_MS)?),
             "ponder" => SetOption::Ponder(on_off(value)?),
             _ => {
                 return Err(bad_option(format!(
-                "unknown option '{}'; options: movetime depth threads hash size strict colouronly rotated info clock timeleft ponder",
-                clip(name)
-            )))
+                    "unknown option '{}'; send options for the list",
+                    clip(name)
+                )))
             }
         })
     }
@@ -409,6 +521,9 @@ impl fmt::Display for SetOption {
             SetOption::Clock(Some(tc)) => write!(f, "clock {tc}"),
             SetOption::TimeLeft(ms) => write!(f, "timeleft {ms}"),
             SetOption::Ponder(b) => write!(f, "ponder {}", on(*b)),
+            SetOption::Level(l) => write!(f, "level {l}"),
+            SetOption::Style(st) => write!(f, "style {st}"),
+            SetOption::Record(r) => write!(f, "record {r}"),
         }
     }
 }
@@ -471,13 +586,42 @@ impl Command {
                 })),
                 _ => return Err(syntax("usage: newgame [SIZE|ROWS]")),
             },
-            "position" => match args {
-                ["fen", fen @ ..] if !fen.is_empty() => Command::Position(Setup::Fen(fen.concat())),
-                [rows, side] if *rows != "fen" => Command::Position(Setup::Rows {
-                    rows: rows.to_string(),
-                    side: parse_side(side)?,
-                }),
-                _ => return Err(syntax("usage: position ROWS SIDE | position fen FEN")),
+            "position" => Command::Position(Setup::parse(args)?),
+            "options" => {
+                expect(0, "options")?;
+                Command::Options
+            }
+            "hint" => {
+                expect(0, "hint")?;
+                Command::Hint
+            }
+            "takeback" => {
+                expect(0, "takeback")?;
+                Command::TakeBack
+            }
+            "analyse" | "analyze" => match args {
+                [n, rest @ ..] => {
+                    let lines = crate::engine::bounds::parse_in("lines", n, &MULTIPV)
+                        .map_err(|e| syntax(format!("analyse: {e}")))?;
+                    let setup = match rest {
+                        [] => None,
+                        // Analysis has no use for a history: only a position.
+                        _ => match Setup::parse(rest)? {
+                            s @ (Setup::Rows { .. } | Setup::Fen(_) | Setup::Start(_)) => Some(s),
+                            _ => {
+                                return Err(syntax(
+                                    "usage: analyse N [ROWS SIDE | fen FEN | start SIDE]",
+                                ))
+                            }
+                        },
+                    };
+                    Command::Analyse { lines, setup }
+                }
+                _ => {
+                    return Err(syntax(
+                        "usage: analyse N [ROWS SIDE | fen FEN | start SIDE]",
+                    ))
+                }
             },
             "board" => match args {
                 [rows, side] => Command::Board {
@@ -490,7 +634,7 @@ impl Command {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
                     format!(
-                        "'{}'; commands: hello ping set newgame position board stop repeat quit",
+                        "'{}'; commands: hello ping set options newgame position board analyse hint takeback stop repeat quit",
                         clip(head)
                     ),
                 ))
@@ -512,9 +656,16 @@ impl fmt::Display for Command {
             Command::NewGame(None) => f.write_str("newgame"),
             Command::NewGame(Some(Layout::Size(s))) => write!(f, "newgame {}", s.n()),
             Command::NewGame(Some(Layout::Rows(r))) => write!(f, "newgame {r}"),
-            Command::Position(Setup::Rows { rows, side }) => write!(f, "position {rows} {side}"),
-            Command::Position(Setup::Fen(fen)) => write!(f, "position fen {fen}"),
+            Command::Position(setup) => write!(f, "position {setup}"),
             Command::Board { rows, side } => write!(f, "board {rows} {side}"),
+            Command::Options => f.write_str("options"),
+            Command::Analyse { lines, setup: None } => write!(f, "analyse {lines}"),
+            Command::Analyse {
+                lines,
+                setup: Some(setup),
+            } => write!(f, "analyse {lines} {setup}"),
+            Command::Hint => f.write_str("hint"),
+            Command::TakeBack => f.write_str("takeback"),
         }
     }
 }
@@ -593,6 +744,89 @@ impl SearchInfo {
     }
 }
 
+/// The type of an option in the `options` list, with its range or choices.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionType {
+    /// A whole number from `min` to `max`.
+    Int {
+        /// Smallest value.
+        min: u64,
+        /// Largest value.
+        max: u64,
+    },
+    /// `on` or `off`.
+    Bool,
+    /// One of these words.
+    Choice(Vec<String>),
+    /// Free text (a path, or a word such as `off`).
+    Text,
+}
+
+/// One line of the `options` list: `option NAME type TYPE [min X max Y | choices A,B] default D
+/// value V` (the value comes last and runs to the end of the line, so it may hold spaces).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionLine {
+    /// The option's name, as `set` takes it.
+    pub name: String,
+    /// Its type.
+    pub kind: OptionType,
+    /// Its default in `serve` (without flags).
+    pub default: String,
+    /// Its value now.
+    pub value: String,
+}
+
+impl OptionLine {
+    /// Reads an `option ...` line.
+    pub fn parse(line: &str) -> Option<OptionLine> {
+        let (head, value) = line.trim().split_once(" value ")?;
+        let words: Vec<&str> = head.split_ascii_whitespace().collect();
+        let (kind, rest) = match words.as_slice() {
+            ["option", _, "type", "int", "min", a, "max", b, rest @ ..] => (
+                OptionType::Int {
+                    min: a.parse().ok()?,
+                    max: b.parse().ok()?,
+                },
+                rest,
+            ),
+            ["option", _, "type", "bool", rest @ ..] => (OptionType::Bool, rest),
+            ["option", _, "type", "choice", "choices", list, rest @ ..] => (
+                OptionType::Choice(list.split(',').map(str::to_string).collect()),
+                rest,
+            ),
+            ["option", _, "type", "string", rest @ ..] => (OptionType::Text, rest),
+            _ => return None,
+        };
+        let ["default", default] = rest else {
+            return None;
+        };
+        Some(OptionLine {
+            name: words[1].to_string(),
+            kind,
+            default: default.to_string(),
+            value: value.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for OptionLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "option {} type ", self.name)?;
+        match &self.kind {
+            OptionType::Int { min, max } => write!(f, "int min {min} max {max}")?,
+            OptionType::Bool => f.write_str("bool")?,
+            OptionType::Choice(list) => write!(f, "choice choices {}", list.join(","))?,
+            OptionType::Text => f.write_str("string")?,
+        }
+        write!(
+            f,
+            " default {} value {}",
+            printable(&self.default),
+            printable(&self.value)
+        )
+    }
+}
+
 /// The body of an `info` line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum InfoLine {
@@ -643,6 +877,27 @@ pub enum Reply {
     GameOver(Status),
     /// `info ...` (not a final reply).
     Info(InfoLine),
+    /// `option NAME type TYPE [min X max Y | choices A,B,...] default D value V`: one option of
+    /// the `options` list (not a final reply; `ok` ends the list).
+    Option(OptionLine),
+    /// `line K depth D score S pv ...`: the K-th best move of an `analyse` (not a final reply;
+    /// `ok` ends the analysis).
+    Line {
+        /// Rank, from 1.
+        rank: usize,
+        /// Depth, score (side to move's point of view) and principal variation.
+        info: SearchInfo,
+    },
+    /// `hint PATH [captures SQUARES] [crown]`: the person's best move.
+    Hint(MoveInfo),
+    /// `expect ROWS SIDE`: after `takeback`, the board the daemon now expects, with the side to
+    /// move.
+    Expect {
+        /// The rows (daemon orientation).
+        rows: String,
+        /// Side to move.
+        side: Side,
+    },
     /// `error CODE MESSAGE`.
     Error {
         /// The code.
@@ -653,9 +908,14 @@ pub enum Reply {
 }
 
 impl Reply {
-    /// Whether this reply ends a request (everything but `info`).
+    /// Whether this reply ends a request (everything but `info`, `option` and `line`).
     pub fn is_final(&self) -> bool {
-        !matches!(self, Reply::Info(_))
+        !matches!(self, Reply::Info(_) | Reply::Option(_) | Reply::Line { .. })
+    }
+
+    /// Whether the writer may drop this line when too many wait (only `info` lines).
+    pub fn is_droppable(&self) -> bool {
+        matches!(self, Reply::Info(_))
     }
 
     /// The `hello` reply of this program.
@@ -732,6 +992,16 @@ impl Reply {
             ("info", ["depth", ..]) => {
                 Reply::Info(InfoLine::Search(parse_search_info(args).ok_or_else(bad)?))
             }
+            ("option", _) => Reply::Option(OptionLine::parse(line).ok_or_else(bad)?),
+            ("line", [rank, rest @ ..]) => Reply::Line {
+                rank: rank.parse().map_err(|_| bad())?,
+                info: parse_search_info(rest).ok_or_else(bad)?,
+            },
+            ("hint", args) => Reply::Hint(parse_move_words(args).ok_or_else(bad)?),
+            ("expect", [rows, side]) => Reply::Expect {
+                rows: rows.to_string(),
+                side: Side::from_letter(side).ok_or_else(bad)?,
+            },
             _ => return Err(bad()),
         })
     }
@@ -860,30 +1130,49 @@ impl fmt::Display for Reply {
                 write!(f, "info accepted {} {side}", printable(rows))
             }
             Reply::Info(InfoLine::Search(i)) => {
-                write!(f, "info depth {} score {}", i.depth, i.score)?;
-                if let Some(n) = i.nodes {
-                    write!(f, " nodes {n}")?;
-                }
-                if let Some(t) = i.time_ms {
-                    write!(f, " time {t}")?;
-                }
-                if let Some(n) = i.nps {
-                    write!(f, " nps {n}")?;
-                }
-                if i.egdb > 0 {
-                    write!(f, " egdb {}", i.egdb)?;
-                }
-                f.write_str(" pv")?;
-                for m in &i.pv {
-                    let s: Vec<String> = m.iter().map(|c| c.to_string()).collect();
-                    write!(f, " {}", s.join("-"))?;
-                }
-                Ok(())
+                f.write_str("info ")?;
+                search_words(f, i)
             }
+            Reply::Option(o) => write!(f, "{o}"),
+            Reply::Line { rank, info } => {
+                write!(f, "line {rank} ")?;
+                search_words(f, info)
+            }
+            Reply::Hint(m) => {
+                f.write_str("hint ")?;
+                move_words(f, m)
+            }
+            Reply::Expect { rows, side } => write!(f, "expect {} {side}", printable(rows)),
             Reply::Error { code, message } => {
                 // One line of printable ASCII whatever the message holds.
                 write!(f, "error {code} {}", printable(message))
             }
+        }
+    }
+}
+
+fn search_words(f: &mut fmt::Formatter<'_>, i: &SearchInfo) -> fmt::Result {
+    {
+        {
+            write!(f, "depth {} score {}", i.depth, i.score)?;
+            if let Some(n) = i.nodes {
+                write!(f, " nodes {n}")?;
+            }
+            if let Some(t) = i.time_ms {
+                write!(f, " time {t}")?;
+            }
+            if let Some(n) = i.nps {
+                write!(f, " nps {n}")?;
+            }
+            if i.egdb > 0 {
+                write!(f, " egdb {}", i.egdb)?;
+            }
+            f.write_str(" pv")?;
+            for m in &i.pv {
+                let s: Vec<String> = m.iter().map(|c| c.to_string()).collect();
+                write!(f, " {}", s.join("-"))?;
+            }
+            Ok(())
         }
     }
 }
@@ -915,6 +1204,22 @@ mod tests {
             "position _b_b/____/____/p_p_ p",
             "position fen B:W21,22:B1,K2",
             "board _b_b/____/____/p_p_ b",
+            "set level easy",
+            "set style aggressive",
+            "set record /tmp/games",
+            "set record off",
+            "options",
+            "hint",
+            "takeback",
+            "analyse 3",
+            "analyse 1 _b_b/____/____/p_p_ p",
+            "analyse 2 fen B:W21,22:B1,K2",
+            "analyse 2 start b",
+            "position start p",
+            "position start b moves 11-15 23-19",
+            "position _b_b/____/____/p_p_ b moves A1-B2 D2-C1",
+            "position fen W:W21,22:B1,2 moves 22-18 1-5",
+            "position pdn [FEN \"W:W21,22:B1,2\"] 1. 22-18 1-5 *",
         ] {
             let cmd = Command::parse(line).unwrap().unwrap();
             assert_eq!(cmd.to_string(), line);
@@ -945,6 +1250,15 @@ mod tests {
         assert_eq!(code("set size 7"), ErrorCode::BadOption);
         assert_eq!(code("newgame 7"), ErrorCode::Syntax);
         assert_eq!(code("position fen"), ErrorCode::Syntax);
+        assert_eq!(code("position start b moves"), ErrorCode::Syntax);
+        assert_eq!(code("position pdn"), ErrorCode::Syntax);
+        assert_eq!(code("analyse"), ErrorCode::Syntax);
+        assert_eq!(code("analyse 0"), ErrorCode::Syntax);
+        assert_eq!(code("analyse 21"), ErrorCode::Syntax);
+        assert_eq!(code("analyse 2 start b moves 11-15"), ErrorCode::Syntax);
+        assert_eq!(code("hint now"), ErrorCode::Syntax);
+        assert_eq!(code("set level expert"), ErrorCode::BadOption);
+        assert_eq!(code("set style wild"), ErrorCode::BadOption);
     }
 
     #[test]
@@ -968,6 +1282,16 @@ mod tests {
             "info depth 4 score cp -12 pv C1-D2 F2-E3",
             "info depth 9 score win 7 nodes 1234 time 12 nps 100000 pv E5-C3-A1",
             "error illegal-transition E3,F4: no legal move by p explains this board",
+            "option movetime type int min 0 max 3600000 default 1000 value 250",
+            "option strict type bool default on value off",
+            "option level type choice choices easy,medium,hard,max default hard value easy",
+            "option record type string default off value /tmp/my games",
+            "line 1 depth 6 score cp 12 pv C1-D2 F2-E3",
+            "line 2 depth 6 score loss 4 pv C3-D4",
+            "hint F2 E3",
+            "hint E3 C5 captures D4",
+            "expect _b_b/____/____/p_p_ p",
+            "error nothing-to-take-back the person has not moved in this game",
         ] {
             let r = Reply::parse(line).unwrap();
             assert_eq!(r.to_string(), line);
@@ -977,6 +1301,15 @@ mod tests {
         assert!(Reply::parse("error nonsense x").is_err());
         assert!(Reply::Ok.is_final());
         assert!(!Reply::parse("info opponent F2 E3").unwrap().is_final());
+        assert!(!Reply::parse("line 1 depth 1 score cp 0 pv C1-D2")
+            .unwrap()
+            .is_final());
+        assert!(
+            !Reply::parse("option hash type int min 1 max 4096 default 16 value 16")
+                .unwrap()
+                .is_final()
+        );
+        assert!(Reply::parse("hint F2 E3").unwrap().is_final());
     }
 
     #[test]

@@ -194,6 +194,35 @@ impl Tracker {
         };
     }
 
+    /// A game with its history (set up by `position ... moves` or `position pdn`); the next board
+    /// is compared with its current position.
+    pub fn set_game(&mut self, game: Game) {
+        self.state = State::Playing {
+            game,
+            last_bot: None,
+        };
+    }
+
+    /// Takes back the person's last move and every move after it (the bot's reply); returns the
+    /// position the board must be put back to. `None` (and no change) when the person has not
+    /// moved in this game.
+    pub fn take_back(&mut self) -> Option<AnyPosition> {
+        let State::Playing { game, last_bot } = &mut self.state else {
+            return None;
+        };
+        let positions = game.positions();
+        // The person's last move: the last ply made from a position with `p` to move.
+        let n = game.plies();
+        let last_person = (0..n)
+            .rev()
+            .find(|&i| positions[i].side() == Side::Player)?;
+        for _ in last_person..n {
+            game.undo();
+        }
+        *last_bot = None;
+        Some(*game.current())
+    }
+
     /// The game in progress, if its first board has been seen (or it was set up by `position`).
     pub fn game(&self) -> Option<&Game> {
         match &self.state {

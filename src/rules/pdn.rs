@@ -220,10 +220,229 @@ fn write_paths(
     out
 }
 
+/// Why a PDN game or a move list could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PdnError {
+    /// The `FEN` tag cannot be read.
+    #[error("FEN tag: {0}")]
+    Fen(#[from] crate::rules::fen::FenError),
+    /// A tag pair or comment is not closed.
+    #[error("unclosed {0}")]
+    Unclosed(&'static str),
+    /// A token that is neither a move, a move number, a comment nor a result.
+    #[error("'{0}' is not a move")]
+    Token(String),
+    /// A move that is not legal in the position it is played in.
+    #[error("move {number} '{text}' is not legal there (legal: {legal})")]
+    Illegal {
+        /// The ply number, from 1.
+        number: usize,
+        /// The move as written.
+        text: String,
+        /// The legal moves there, in the notation the text was read in.
+        legal: String,
+    },
+}
+
+/// Reads one move against the position it is played in: a path in coordinates (`C5-D4`,
+/// `C5 D4` is not one token, `E5xC3xA1`, as [`AnyPosition::parse_move`] reads them) or, on 8x8, in
+/// PDN square numbers (`11-15`, `22x15`, `15x22x29`, a capture also by its first and last squares
+/// `15x29` when that is unambiguous).
+pub fn parse_any_move(pos: &AnyPosition, text: &str) -> Option<MoveInfo> {
+    if pos.size() == BoardSize::S8 && text.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+        let legal = pos.legal_moves();
+        if let Some(m) = legal.iter().find(|m| pdn_move(m) == text) {
+            return Some(m.clone());
+        }
+        let nums: Vec<&str> = text.split(['x', 'X', '-']).collect();
+        let (Some(first), Some(last)) = (nums.first(), nums.last()) else {
+            return None;
+        };
+        let ends: Vec<&MoveInfo> = legal
+            .iter()
+            .filter(|m| {
+                let p: Vec<String> = m.path.iter().map(|&c| number(c).to_string()).collect();
+                p.first().map(String::as_str) == Some(*first)
+                    && p.last().map(String::as_str) == Some(*last)
+            })
+            .collect();
+        return match ends.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => None,
+        };
+    }
+    pos.parse_move(text).ok()
+}
+
+/// Plays `moves` (as [`parse_any_move`] reads them) from `start`.
+pub fn play_moves(start: &AnyPosition, moves: &[&str]) -> Result<Vec<MoveInfo>, PdnError> {
+    let mut pos = *start;
+    let mut out = Vec::with_capacity(moves.len());
+    for (i, text) in moves.iter().enumerate() {
+        let Some((mv, next)) =
+            parse_any_move(&pos, text).and_then(|m| Some((m.clone(), pos.play(&m)?)))
+        else {
+            let numbers = pos.size() == BoardSize::S8
+                && text.chars().next().is_some_and(|c| c.is_ascii_digit());
+            let legal: Vec<String> = pos
+                .legal_moves()
+                .iter()
+                .map(|m| {
+                    if numbers {
+                        pdn_move(m)
+                    } else {
+                        join_dash(&m.path)
+                    }
+                })
+                .collect();
+            return Err(PdnError::Illegal {
+                number: i + 1,
+                text: text.chars().take(40).collect(),
+                legal: if legal.is_empty() {
+                    "none".into()
+                } else {
+                    legal.join(" ")
+                },
+            });
+        };
+        out.push(mv);
+        pos = next;
+    }
+    Ok(out)
+}
+
+fn join_dash(path: &[Coord]) -> String {
+    path.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// Reads one 8x8 PDN game (as [`write_game`] writes it, or as other programs do): tag pairs (only
+/// `FEN` is used: the start, else the standard start with Black, the bot, to move), then the move
+/// text; move numbers (`1.`, `1...`), comments (`{...}`), NAGs (`$1`), `!`/`?` marks and the result
+/// are skipped. Returns the start and the moves.
+///
+/// ```
+/// use checkersbot::rules::pdn::read_game;
+/// let (start, moves) = read_game(r#"[FEN "W:W21,22:B1,2"] 1. 22-18 1-5 *"#).unwrap();
+/// assert_eq!(start.side().letter(), 'p');
+/// assert_eq!(moves.len(), 2);
+/// ```
+pub fn read_game(text: &str) -> Result<(AnyPosition, Vec<MoveInfo>), PdnError> {
+    let mut start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let mut rest = text;
+    let mut tokens: Vec<&str> = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        let Some(c) = rest.chars().next() else { break };
+        match c {
+            '[' => {
+                let end = rest.find(']').ok_or(PdnError::Unclosed("tag pair"))?;
+                let tag = &rest[1..end];
+                if let Some((key, value)) = tag.trim().split_once(char::is_whitespace) {
+                    if key.eq_ignore_ascii_case("FEN") {
+                        let fen = value.trim().trim_matches('"');
+                        let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
+                        start = AnyPosition::from_grid(&grid, side);
+                    }
+                }
+                rest = &rest[end + 1..];
+            }
+            '{' => {
+                let end = rest.find('}').ok_or(PdnError::Unclosed("comment"))?;
+                rest = &rest[end + 1..];
+            }
+            _ => {
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || c == '{' || c == '[')
+                    .unwrap_or(rest.len());
+                tokens.push(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+    }
+    let mut moves = Vec::new();
+    for t in tokens {
+        let t = t.trim_end_matches(['!', '?']);
+        // A move number may be glued to its move: `1.11-15`.
+        let t = match t.find('.') {
+            Some(i) if t[..i].chars().all(|c| c.is_ascii_digit()) => t[i..].trim_start_matches('.'),
+            _ => t,
+        };
+        if t.is_empty()
+            || t.starts_with('$')
+            || ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1"].contains(&t)
+        {
+            continue;
+        }
+        if !t
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == 'x' || c == 'X')
+        {
+            return Err(PdnError::Token(t.chars().take(40).collect()));
+        }
+        moves.push(t);
+    }
+    let played = play_moves(&start, &moves)?;
+    Ok((start, played))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::board::Grid;
+
+    #[test]
+    fn written_games_read_back() {
+        for (side, first) in [(Side::Bot, "C5 D4"), (Side::Player, "F4 E5")] {
+            let start = AnyPosition::initial(BoardSize::S8, side);
+            let mut pos = start;
+            let mut moves = Vec::new();
+            for _ in 0..12 {
+                let legal = pos.legal_moves();
+                let mv = if moves.is_empty() {
+                    pos.parse_move(first).unwrap()
+                } else {
+                    legal[moves.len() % legal.len()].clone()
+                };
+                pos = pos.play(&mv).unwrap();
+                moves.push(mv);
+            }
+            let text = write_game(
+                &RecordInfo::new("t", 1, "b", "p"),
+                &start,
+                &moves,
+                GameResult::Unfinished,
+            );
+            let (s2, m2) = read_game(&text).unwrap();
+            assert_eq!(s2, start);
+            assert_eq!(m2, moves, "{text}");
+        }
+    }
+
+    #[test]
+    fn bad_games_are_refused_with_the_reason() {
+        assert!(matches!(
+            read_game("1. 11-15 11-15"),
+            Err(PdnError::Illegal { number: 2, .. })
+        ));
+        assert!(matches!(
+            read_game("1. 11-15 hello"),
+            Err(PdnError::Token(_))
+        ));
+        assert!(matches!(
+            read_game("[FEN \"X:W1\"] 1. 11-15"),
+            Err(PdnError::Fen(_))
+        ));
+        assert!(matches!(
+            read_game("{no end 1. 11-15"),
+            Err(PdnError::Unclosed(_))
+        ));
+        let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        let m = play_moves(&start, &["C5-D4", "23-19"]).unwrap();
+        assert_eq!(m.len(), 2);
+    }
 
     fn play(start: AnyPosition, moves: &[&str]) -> Vec<MoveInfo> {
         let mut pos = start;

@@ -83,7 +83,7 @@ class Session:
     def __init__(self, name):
         self.name = name
         self.lines = []
-        self.proc = subprocess.Popen([BIN, "serve", "--movetime", "0"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([BIN, "serve", "--movetime", "0", "--seed", "1"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         self.rotated = False
         self.colour_only = False
@@ -106,7 +106,7 @@ class Session:
         while True:
             r = self.proc.stdout.readline().rstrip("\n")
             replies.append(r)
-            if not r.startswith("info "):
+            if not r.startswith(("info ", "option ", "line ")):
                 return replies
         if text.startswith("set rotated"):
             pass
@@ -534,9 +534,132 @@ def diagnosis():
     s.close()
 
 
+def levels():
+    s = Session("levels")
+    s.note("Levels and styles. set level sets the move time and depth (options shows them); easy")
+    s.note("searches 2 plies and one time in three plays another of its 3 best moves if it is within")
+    s.note("0.6 of a man of the best (the missteps are seeded: replays give the same moves).")
+    s.send("set level easy")
+    s.send("set info final")
+    s.send("options")
+    s.send("newgame")
+    rows = START8
+    s.board(rows, "p")
+    rows, _ = play(s, rows, first_pick, 8)
+    s.note("The aggressive style, at medium (6 plies; the move time is lifted for a reproducible replay).")
+    s.send("set style aggressive")
+    s.send("set level medium")
+    s.send("set movetime 0")
+    rows, _ = play(s, rows, first_pick, 3)
+    s.send("set level max")
+    s.send("set style default")
+    s.send("set depth 4")
+    s.send("set movetime 0")
+    s.send("options")
+    s.send("set level expert")
+    s.send("set style wild")
+    s.close()
+
+
+def analysis():
+    s = Session("analysis")
+    s.note("Analysis without touching the game, and hints for the person (teaching mode).")
+    s.send("set depth 6")
+    s.send("set info final")
+    s.note("No game yet: a position must be given.")
+    s.send("analyse 3")
+    s.send("hint")
+    s.send(f"analyse 3 {START8} p")
+    s.send("analyse 2 fen W:W21,22,K23:B1,2")
+    s.send("analyse 4 start b")
+    s.send("newgame")
+    rows = START8
+    s.board(rows, "p")
+    s.note("The person asks for a hint, then plays it.")
+    r = final(s.send("hint"))
+    rows = apply(rows, r[1:])
+    r = final(s.board(rows, "b"))
+    rows = apply(rows, r[1:])
+    s.note("The game's position, with its history; the game goes on unchanged.")
+    s.send("analyse 3")
+    s.board(rows, "p")
+    s.note("A capture is mandatory: the hint names it.")
+    rows2 = rows_of({"C3": "b", "D4": "p", "A1": "b", "H0": "p", "G7": "p"})
+    s.send(f"position {rows2} p")
+    s.send("hint")
+    s.send(f"position {rows2} b")
+    s.send("hint")
+    s.send("analyse 0")
+    s.send("analyse 21")
+    s.close()
+
+
+def takeback():
+    s = Session("takeback")
+    s.note("Take-back: the person's last move and the bot's reply; the reply is the board the")
+    s.note("daemon now expects, which the arm and the person restore.")
+    s.send("set depth 4")
+    s.send("set info off")
+    s.send("newgame")
+    s.send("takeback")
+    rows = START8
+    s.board(rows, "p")
+    s.send("takeback")
+    rows, _ = play(s, rows, first_pick, 3)
+    r = final(s.send("takeback"))
+    rows = r[1]
+    s.note("The board put back: nothing to do; the person plays another move.")
+    s.board(rows, "p")
+    rows, _ = play(s, rows, lambda m, i: m[-1], 1)
+    s.note("Twice more, back to the start; then there is nothing left to take back.")
+    rows = final(s.send("takeback"))[1]
+    rows = final(s.send("takeback"))[1]
+    s.send("takeback")
+    s.note("The bot moves first: its first move stays (the person has not moved).")
+    s.send("newgame")
+    r = final(s.board(START8, "b"))
+    rows = apply(START8, r[1:])
+    s.send("takeback")
+    rows, _ = play(s, rows, first_pick, 1)
+    s.send("takeback")
+    s.note("After the person's winning move the game is over; take-back reopens it.")
+    rows = rows_of({"C3": "b", "D2": "p", "H0": "p"})
+    s.send(f"position {rows} p")
+    after = apply(rows, ["D2", "B4", "captures", "C3"])
+    s.board(after, "b")
+    s.send("takeback")
+    s.board(rows, "p")
+    s.close()
+
+
+def history():
+    s = Session("history")
+    s.note("position with a history: a move list (paths, or PDN numbers on 8x8) or a PDN game.")
+    s.send("set depth 4")
+    s.send("set info off")
+    s.send("position start b moves 11-15 23-19 8-11 22-17")
+    s.send("analyse 1")
+    rows = apply(apply(apply(apply(START8, ["C5", "D4"]), ["F4", "E5"]), ["B6", "C5"]), ["F2", "E1"])
+    s.board(rows, "b")
+    s.note("The history reaches the take-back and the draw rules.")
+    s.send("takeback")
+    s.send("position start p moves F2-E3 C1-D2")
+    s.send('position pdn [FEN "W:W21,22:B1,2"] 1. 22-18 1-5 2. 18-14 *')
+    s.send("takeback")
+    s.send('position pdn [Event "x"] 1. 11-15 22-18 {a comment} 2. 15x22 25x18 *')
+    s.send("analyse 2")
+    s.note("Errors: an illegal move says which and what was legal; a bad PDN; a bad base.")
+    s.send("position start b moves 11-15 11-15")
+    s.send("position pdn 1. 11-15 hello *")
+    s.send('position pdn [FEN "X:W1"] 1. 11-15')
+    s.send("position _b_x/____/____/p_p_ b moves A1-B2")
+    s.send("position start b moves")
+    s.close()
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["full_game", "unchanged", "multi_jumps", "crowning", "game_over",
                              "misreads", "arm_failure", "garbage", "colour_only", "rotated", "fen",
-                             "diagnosis"]
+                             "diagnosis", "levels", "analysis", "takeback", "history"]
     for w in which:
         globals()[w]()
