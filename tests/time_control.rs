@@ -172,6 +172,27 @@ fn pondering_is_silent_stops_on_request_and_never_delays_the_move() {
         &format!("board {} b", game.current().to_line()),
     );
     assert!(reply.starts_with("move "), "{reply}");
+    // `analyse` and `hint` while pondering: the ponder search gives way to them.
+    daemon.send("analyse 2");
+    let mut got = Vec::new();
+    let sent = Instant::now();
+    while got.last().map(String::as_str) != Some("ok") {
+        let line = daemon
+            .lines()
+            .recv_timeout(Duration::from_secs(10))
+            .expect("analyse answers while pondering");
+        got.push(line);
+    }
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(
+        got[0].starts_with("line 1 ") && got[1].starts_with("line 2 "),
+        "{got:?}"
+    );
     // `newgame` while pondering: at once.
     let sent = Instant::now();
     assert_eq!(exact(&mut daemon, "newgame"), "ok");
