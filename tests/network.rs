@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{line_channel, BIN, WAIT};
+use common::{line_channel, BIN, NO_CACHE, WAIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -20,6 +20,7 @@ struct Listening {
 impl Listening {
     fn start(args: &[&str]) -> Listening {
         let mut child = Command::new(BIN)
+            .env("XDG_CACHE_HOME", NO_CACHE)
             .args(["serve", "--listen", "127.0.0.1:0", "--log-level", "info"])
             .args(args)
             .stdin(Stdio::null())

@@ -19,7 +19,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{device_link, limit_address_space, pty_pair, take_lines, Daemon, BIN, WAIT};
+use common::{device_link, limit_address_space, pty_pair, take_lines, Daemon, BIN, NO_CACHE, WAIT};
 
 /// Lines arriving from a reader, on a channel (so that waits can time out).
 fn board_line(pos: &AnyPosition, side: Side) -> String {
@@ -97,7 +97,8 @@ fn a_refused_hash_leaves_the_daemon_playing() {
 #[test]
 fn serve_with_a_table_the_machine_cannot_hold_exits_2_with_a_message() {
     let mut cmd = Process::new(BIN);
-    cmd.args(["serve", "--hash", "4096"])
+    cmd.env("XDG_CACHE_HOME", NO_CACHE)
+        .args(["serve", "--hash", "4096"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

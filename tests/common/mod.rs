@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
+/// A cache directory that does not exist, given to every `serve` the tests start: `serve` loads an
+/// endgame database from `$XDG_CACHE_HOME/checkersbot/egdb` when there is one, and a developer's
+/// own database must not change what these tests see.
+pub const NO_CACHE: &str = "/nonexistent/checkersbot-tests-cache";
 /// How long a reply may take before a test fails (generous: the machine may be loaded).
 pub const WAIT: Duration = Duration::from_secs(30);
 
@@ -43,7 +47,8 @@ impl Daemon {
     /// With an address-space limit (bytes), as `ulimit -v` would set it.
     pub fn start_limited(args: &[&str], address_space: Option<u64>) -> Daemon {
         let mut cmd = Process::new(BIN);
-        cmd.arg("serve")
+        cmd.env("XDG_CACHE_HOME", NO_CACHE)
+            .arg("serve")
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
