@@ -206,7 +206,10 @@ impl Egdb {
     pub fn probe_quiet<G: Geometry>(&self, pos: &Position<G>) -> Option<Value> {
         let n = normalize(pos);
         let key = key_of::<G>(&n);
-        if key.pieces() > self.max_pieces(G::SIZE) {
+        // A slice not there (more pieces, or a partly built database) is found before the
+        // index is computed: the search asks for many.
+        let db = &self.sizes[size_index(G::SIZE)];
+        if key.pieces() > db.max_pieces || db.slot.get(key.slot()).is_none_or(|&s| s == u32::MAX) {
             return None;
         }
         let idx = index_of::<G>(&key, &n);
