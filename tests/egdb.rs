@@ -19,13 +19,37 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn build_db(size: BoardSize, pieces: u32, dir: &std::path::Path) -> BuildReport {
+    build_with(size, pieces, dir, 5, false)
+}
+
+fn build_with(
+    size: BoardSize,
+    pieces: u32,
+    dir: &std::path::Path,
+    dtc_pieces: u32,
+    store_captures: bool,
+) -> BuildReport {
     let opts = BuildOptions {
         size,
         pieces,
         dir: dir.to_path_buf(),
         threads: 0,
+        dtc_pieces,
+        store_captures,
     };
     build(&opts, &mut |_| {}).expect("build")
+}
+
+/// The 8x8 database up to 4 pieces with win/loss/draw only for 4 pieces (distances up to 3),
+/// built once.
+fn db8_wld() -> &'static (PathBuf, BuildReport, Egdb) {
+    static DB: OnceLock<(PathBuf, BuildReport, Egdb)> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = temp_dir("8x8-wld");
+        let report = build_with(BoardSize::S8, 4, &dir, 3, false);
+        let db = Egdb::open(&dir, 16).expect("open");
+        (dir, report, db)
+    })
 }
 
 /// The 8x8 database up to 4 pieces, built once for all tests of this file.
@@ -314,6 +338,183 @@ fn an_interrupted_build_resumes_and_damage_is_rebuilt() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every position of a slice (side 0 to move).
+fn slice_positions(key: &SliceKey) -> Vec<Position<G8>> {
+    (0..key.entries())
+        .filter_map(|i| checkersbot::engine::egdb::index::position_at::<G8>(key, i))
+        .map(|n| n.position::<G8>())
+        .collect()
+}
+
+#[test]
+fn win_loss_draw_slices_agree_with_a_distance_build() {
+    let (_, dtc_report, dtc) = db8();
+    let (dir, wld_report, wld) = db8_wld();
+    let counts = |r: &BuildReport| -> Vec<(SliceKey, u64, u64, u64)> {
+        let mut v: Vec<_> = r
+            .slices
+            .iter()
+            .map(|h| (h.key, h.wins, h.losses, h.draws))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(counts(dtc_report), counts(wld_report));
+    let kind = |v: Value| match v {
+        Value::Win(_) => 1,
+        Value::Loss(_) => -1,
+        Value::Draw => 0,
+    };
+    let mut checked = 0;
+    for h in &wld_report.slices {
+        assert_eq!(h.wld_only, h.key.pieces() == 4, "{}", h.key);
+        if h.key.pieces() < 4 {
+            continue;
+        }
+        for p in slice_positions(&h.key) {
+            let a = dtc.probe(&p).expect("in the distance build");
+            let b = wld.probe(&p).expect("in the win/loss/draw build");
+            assert_eq!(kind(a), kind(b), "{}", Grid::from_position(&p).to_line());
+            if !p.has_capture() && !matches!(b, Value::Draw) {
+                // No distance is stored for 4 pieces.
+                assert!(matches!(b, Value::Win(None) | Value::Loss(None)), "{b:?}");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7_092_774);
+    // Smaller on disk than with distances.
+    let bytes = |d: &std::path::Path| -> u64 {
+        std::fs::read_dir(d.join("8x8"))
+            .expect("dir")
+            .map(|e| e.expect("entry").metadata().expect("meta").len())
+            .sum()
+    };
+    let dtc_dir = &db8().0;
+    assert!(
+        bytes(dir) < bytes(dtc_dir),
+        "{} {}",
+        bytes(dir),
+        bytes(dtc_dir)
+    );
+}
+
+#[test]
+fn dont_care_capture_positions_never_change_a_probe() {
+    // Built storing every value, and with positions with a capture pending left "don't care".
+    let all = temp_dir("all-values");
+    let full = build_with(BoardSize::S8, 3, &all, 5, true);
+    let sparse = temp_dir("dont-care");
+    build_with(BoardSize::S8, 3, &sparse, 5, false);
+    let full_db = Egdb::open(&all, 4).expect("open");
+    let db = Egdb::open(&sparse, 4).expect("open");
+    let mut captures = 0;
+    for h in &full.slices {
+        assert!(!h.dont_care);
+        for p in slice_positions(&h.key) {
+            let want = full_db.probe_quiet(&p).expect("stored");
+            if p.has_capture() {
+                captures += 1;
+                // Resolved through its captures, the same value.
+                assert_eq!(db.probe(&p), Some(want));
+            } else {
+                assert_eq!(db.probe_quiet(&p), Some(want));
+                assert_eq!(db.probe(&p), Some(want));
+            }
+        }
+    }
+    assert!(captures > 10_000, "{captures}");
+    let bytes = |d: &std::path::Path| -> u64 {
+        std::fs::read_dir(d.join("8x8"))
+            .expect("dir")
+            .map(|e| e.expect("entry").metadata().expect("meta").len())
+            .sum()
+    };
+    assert!(
+        bytes(&sparse) < bytes(&all),
+        "{} {}",
+        bytes(&sparse),
+        bytes(&all)
+    );
+    let _ = std::fs::remove_dir_all(&all);
+    let _ = std::fs::remove_dir_all(&sparse);
+}
+
+/// FNV-1a, as the slice files use it.
+fn fnv1a(data: &[u8]) -> u64 {
+    let mut h = 0xCBF2_9CE4_8422_2325u64;
+    for &b in data {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    h
+}
+
+/// Rewrites a slice file's format version (and its header checksum to match).
+fn set_version(path: &std::path::Path, version: u32) {
+    let mut b = std::fs::read(path).expect("read");
+    b[4..8].copy_from_slice(&version.to_le_bytes());
+    let nblocks = u32::from_le_bytes([b[80], b[81], b[82], b[83]]) as usize;
+    let end = 88 + nblocks * 16;
+    let sum = fnv1a(&b[..end]);
+    b[end..end + 8].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(path, &b).expect("write");
+}
+
+#[test]
+fn old_and_wrong_versions_are_refused_and_old_ones_converted_by_build() {
+    // A version-1 database: every value stored, a byte per index.
+    let dir = temp_dir("v1");
+    let first = build_with(BoardSize::S8, 3, &dir, 5, true);
+    let reference = Egdb::open(&dir, 4).expect("open");
+    let files: Vec<PathBuf> = first
+        .slices
+        .iter()
+        .map(|h| dir.join("8x8").join(h.key.file_name()))
+        .collect();
+    let probes: Vec<(Position<G8>, Value)> = first
+        .slices
+        .iter()
+        .filter(|h| h.key.pieces() == 3)
+        .flat_map(|h| slice_positions(&h.key).into_iter().step_by(7))
+        .map(|p| (p, reference.probe(&p).expect("stored")))
+        .collect();
+    drop(reference);
+    for f in &files {
+        set_version(f, 1);
+    }
+    let e = Egdb::open(&dir, 4).expect_err("old format").to_string();
+    assert!(
+        e.contains("format version 1") && e.contains("egdb build"),
+        "{e}"
+    );
+    // The build reads the old files and rewrites them (3 pieces without distances here).
+    let second = build_with(BoardSize::S8, 3, &dir, 2, false);
+    assert_eq!(
+        (second.converted, second.resumed),
+        (files.len(), 0),
+        "{} slices",
+        files.len()
+    );
+    let db = Egdb::open(&dir, 4).expect("open converted");
+    for (p, v) in &probes {
+        let got = db.probe(p).expect("converted");
+        let same = match (v, got) {
+            (Value::Win(_), Value::Win(_)) | (Value::Loss(_), Value::Loss(_)) => true,
+            (a, b) => *a == b,
+        };
+        assert!(same, "{} {v:?} {got:?}", Grid::from_position(p).to_line());
+    }
+    // A version from the future is refused naming both versions.
+    set_version(&files[0], 7);
+    let e = Egdb::open(&dir, 4).expect_err("future format").to_string();
+    assert!(
+        e.contains("format version 7") && e.contains("version 2"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn every_size_builds_and_verifies() {
     for (size, pieces) in [
@@ -495,6 +696,56 @@ mod engine_with_database {
         }
         eprintln!(
             "{} wins converted, the longest in {longest} plies",
+            won.len()
+        );
+    }
+
+    #[test]
+    fn without_distances_the_engine_still_converts_sampled_wins() {
+        // 4-piece slices stored as win/loss/draw only (distances up to 3 pieces): the search,
+        // reading the database below the root, must still make progress and win within the
+        // 40-move rule against the best defence (from the database with distances). (Had the
+        // search stopped at such wins as at those with distances, it would shuffle: 2 kings
+        // against king and man repeated once.)
+        let (dir, _, _) = db8_wld();
+        let wld = Arc::new(Egdb::open(dir, 16).expect("open"));
+        let dtc = shared_db();
+        let mut won = Vec::new();
+        for (seed, men, kings) in [
+            (40, [0, 0], [3, 1]),
+            (41, [0, 1], [2, 1]),
+            (42, [1, 1], [1, 1]),
+            (43, [2, 0], [0, 2]),
+            (44, [1, 0], [2, 1]),
+        ] {
+            let wins = random_positions(80, seed, men, kings)
+                .into_iter()
+                .filter(|p| matches!(wld.probe(p), Some(Value::Win(None))) && !p.has_capture());
+            won.extend(wins.take(4));
+        }
+        assert!(won.len() >= 12, "{} won positions", won.len());
+        let mut winner = engine(Some(wld.clone()));
+        let mut longest = 0;
+        for p in &won {
+            winner.new_game();
+            let mut game = Game::new(AnyPosition::S8(*p));
+            let defence = dtc.clone();
+            let mut defend = |pos: &AnyPosition, _: &[u64]| {
+                defence.best_move_any(pos).expect("in the database").0
+            };
+            let status = play_out(&mut game, p.side, &mut winner, &mut defend, 400);
+            assert_eq!(
+                status,
+                Status::Win { winner: p.side },
+                "{} {:?} after {} plies",
+                Grid::from_position(p).to_line(),
+                p.side,
+                game.plies()
+            );
+            longest = longest.max(game.plies());
+        }
+        eprintln!(
+            "{} wins without distances converted, the longest in {longest} plies",
             won.len()
         );
     }

@@ -2,8 +2,9 @@
 
 use super::common::{parse_side, PositionArgs};
 use anyhow::{anyhow, Context, Result};
-use checkersbot::engine::egdb::build::{build, BuildOptions, Progress};
+use checkersbot::engine::egdb::build::{build, BuildOptions, Progress, DEFAULT_DTC_PIECES};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
+use checkersbot::engine::egdb::store::Encoding;
 use checkersbot::engine::egdb::{default_dir, Egdb};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
@@ -46,6 +47,9 @@ struct BuildArgs {
     /// Build threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Slices with more pieces than this store win/loss/draw only (no distances to conversion).
+    #[arg(long, default_value_t = DEFAULT_DTC_PIECES)]
+    dtc_pieces: u32,
 }
 
 #[derive(Args, Debug)]
@@ -104,6 +108,8 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         pieces: a.pieces,
         dir: dir.clone(),
         threads: a.threads,
+        dtc_pieces: a.dtc_pieces,
+        store_captures: false,
     };
     let tty = std::io::stderr().is_terminal();
     let mut last_print = Instant::now();
@@ -139,12 +145,13 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     let secs = start.elapsed().as_secs_f64();
     let positions: u64 = report.slices.iter().map(|h| h.positions).sum();
     println!(
-        "built {} up to {} pieces in {}: {} slices ({} found built), {} positions, {:.1} MB on disk, {:.1} s",
+        "built {} up to {} pieces in {}: {} slices ({} found built, {} converted from format version 1), {} positions, {:.1} MB on disk, {:.1} s",
         size,
         a.pieces,
         dir.display(),
         report.slices.len(),
         report.resumed,
+        report.converted,
         positions,
         report.bytes as f64 / 1e6,
         secs
@@ -213,6 +220,16 @@ struct Row {
     build_ms: u64,
     max_distance: u32,
     capped: bool,
+    wld_only: usize,
+    packed: usize,
+}
+
+fn stored_text(r: &Row) -> String {
+    match r.wld_only {
+        0 => "dtc".into(),
+        n if n == r.slices => format!("wld (wld2 {})", r.packed),
+        n => format!("dtc, wld in {n} (wld2 {})", r.packed),
+    }
 }
 
 fn run_info(a: &InfoArgs) -> Result<()> {
@@ -234,13 +251,15 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         }
         r.max_distance = r.max_distance.max(h.max_distance);
         r.capped |= h.capped;
+        r.wld_only += h.wld_only as usize;
+        r.packed += (h.encoding == Encoding::Wld2) as usize;
     }
     println!("database {}", db.dir().display());
-    println!("| board | pieces | slices | positions | wins | losses | draws | longest | on disk | build time |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| board | pieces | slices | positions | wins | losses | draws | longest | stored | on disk | build time |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for ((size, pieces), r) in &rows {
         println!(
-            "| {size} | {pieces} | {} | {} | {} | {} | {} | {}{} | {:.1} MB | {:.1} s |",
+            "| {size} | {pieces} | {} | {} | {} | {} | {} | {}{} | {} | {:.1} MB | {:.1} s |",
             r.slices,
             r.positions,
             r.wins,
@@ -248,10 +267,11 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             r.draws,
             r.max_distance,
             if r.capped { "+" } else { "" },
+            stored_text(r),
             r.bytes as f64 / 1e6,
             r.build_ms as f64 / 1000.0
         );
     }
-    println!("(positions: placements of the pieces; each is stored with the side to move as `p`, the other side to move being its mirror image; wins and losses are for the side to move; longest: plies to conversion, + where some were too long to store)");
+    println!("(positions: placements of the pieces; each is stored with the side to move as `p`, the other side to move being its mirror image; wins and losses are for the side to move; longest: plies to conversion (found by the build, stored only where `stored` says dtc), + where some were too long to store; stored: dtc = distances to conversion, a byte per position; wld = win/loss/draw only, `wld2 N` where N slices pack four values to a byte; positions with a capture pending are not stored)");
     Ok(())
 }

@@ -43,7 +43,7 @@ pub mod memory;
 pub mod search;
 pub mod tt;
 
-use crate::engine::egdb::Egdb;
+use crate::engine::egdb::{Egdb, Value};
 use crate::engine::eval::{Evaluator, LearnedWeights, Weights};
 pub use crate::engine::search::SearchParams;
 use crate::engine::search::{
@@ -532,12 +532,16 @@ fn search_position<G: Geometry>(
             reason: StopReason::NoMoves,
         };
     }
-    if let Some((mv, v)) = cfg
+    // A root the database holds is answered from it, unless its distance is not stored (a
+    // win/loss/draw-only slice): then the search, reading the database below the root, finds
+    // the way to a conversion. Never while analysing with moves excluded.
+    let from_db = cfg
         .egdb
         .as_ref()
         .filter(|_| !excluding)
         .and_then(|db| db.best_move(root))
-    {
+        .filter(|(_, v)| !matches!(v, Value::Win(None) | Value::Loss(None)));
+    if let Some((mv, v)) = from_db {
         info.depth = 1;
         info.score = Score(egdb_score(v, 0));
         info.pv = vec![MoveInfo::of::<G>(&mv)];

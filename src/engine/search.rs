@@ -43,16 +43,33 @@ pub const WIN_BOUND: i32 = WIN - MAX_PLY as i32 - 1;
 /// search finds itself and above every evaluation.
 pub const EGDB_WIN: i32 = 25_000;
 /// Scores beyond this (up to [`WIN_BOUND`]) are database wins or losses; evaluations stay inside.
-pub const EGDB_BOUND: i32 = EGDB_WIN - 1_000;
-/// The distance a database score assumes where the database does not know it.
-const EGDB_UNKNOWN_DISTANCE: i32 = 300;
+pub const EGDB_BOUND: i32 = EGDB_WIN - 2_000;
+/// The distance a database score assumes where the database does not know it (slices stored
+/// as win/loss/draw only): beyond every stored distance, so that a line reaching a slice with
+/// distances (after a conversion) is preferred.
+pub const EGDB_UNKNOWN_DISTANCE: i32 = 800;
+/// Among wins of unknown distance the winner's evaluation (halved, within this bound) moves the
+/// score, so that the search makes progress (advances men, drives kings) towards a conversion
+/// it cannot yet see.
+const EGDB_UNKNOWN_EVAL: i32 = 500;
 
-/// The score of a database value `ply` plies from the root.
+/// The score of a database value `ply` plies from the root (an unknown distance counts as
+/// [`EGDB_UNKNOWN_DISTANCE`]).
 pub fn egdb_score(v: Value, ply: usize) -> i32 {
-    let d = |d: Option<u32>| d.map_or(EGDB_UNKNOWN_DISTANCE, |d| d as i32);
+    egdb_score_eval(v, ply, 0)
+}
+
+/// The score of a database value `ply` plies from the root, `eval` the static evaluation for
+/// the side to move there: a win or loss of unknown distance is moved by the winner's
+/// evaluation (see [`EGDB_UNKNOWN_EVAL`]).
+pub fn egdb_score_eval(v: Value, ply: usize, eval: i32) -> i32 {
+    let e = (eval / 2).clamp(-EGDB_UNKNOWN_EVAL, EGDB_UNKNOWN_EVAL);
+    let base = EGDB_WIN - ply as i32;
     match v {
-        Value::Win(x) => EGDB_WIN - ply as i32 - d(x),
-        Value::Loss(x) => -(EGDB_WIN - ply as i32 - d(x)),
+        Value::Win(Some(d)) => base - d as i32,
+        Value::Loss(Some(d)) => -(base - d as i32),
+        Value::Win(None) => base - EGDB_UNKNOWN_DISTANCE + e,
+        Value::Loss(None) => -(base - EGDB_UNKNOWN_DISTANCE - e),
         Value::Draw => 0,
     }
 }
@@ -318,7 +335,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 return Some(v);
             }
         }
-        let v = db.probe(pos)?;
+        let v = db.probe_quiet(pos)?;
         if let Some(e) = self.egdb_memo.get_mut(slot) {
             *e = (pos.hash, v);
         }
@@ -506,7 +523,16 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             if ply > 0 && db.covers(pos) && !pos.has_capture() {
                 if let Some(v) = self.egdb_value(db, pos) {
                     self.counters.egdb_hits += 1;
-                    return egdb_score(v, ply);
+                    match v {
+                        // A win or loss of unknown distance is searched on while depth is
+                        // left (to find the conversion), and at the horizon scored by the
+                        // evaluation within its band.
+                        Value::Win(None) | Value::Loss(None) if depth > 0 => {}
+                        Value::Win(None) | Value::Loss(None) => {
+                            return egdb_score_eval(v, ply, self.static_eval(pos, ply))
+                        }
+                        _ => return egdb_score(v, ply),
+                    }
                 }
             }
         }

@@ -24,7 +24,7 @@
 
 use super::code;
 use super::index::{index_of, key_of, normalize, position_at, valid_positions, Norm, SliceKey};
-use super::store::{slice_path, write_slice, SliceFile, SliceHeader};
+use super::store::{slice_path, write_slice, Encoding, SliceFile, SliceHeader, VERSION};
 use super::EgdbError;
 use crate::rules::bitboard::{squares, Bits};
 use crate::rules::geometry::{BoardSize, Geometry, G10, G12, G4, G6, G8};
@@ -45,7 +45,17 @@ pub struct BuildOptions {
     pub dir: PathBuf,
     /// Threads (0 = one per core).
     pub threads: usize,
+    /// Slices with more pieces than this store win/loss/draw only, no distances (see
+    /// [`DEFAULT_DTC_PIECES`]).
+    pub dtc_pieces: u32,
+    /// Store the values of positions with a capture pending too (by default they are "don't
+    /// care": the probe values them through their captures). For tests and measurements.
+    pub store_captures: bool,
 }
+
+/// The most pieces whose slices keep their distances to conversion by default: up to 5 pieces
+/// they cost little (under 40 MB on 8x8); 6-piece slices store win/loss/draw only.
+pub const DEFAULT_DTC_PIECES: u32 = 5;
 
 /// Progress of a build, reported after each pair of slices.
 #[derive(Clone, Debug, Default)]
@@ -92,6 +102,8 @@ pub struct BuildReport {
     pub slices: Vec<SliceHeader>,
     /// Slices found built and not built again.
     pub resumed: usize,
+    /// Slices found built in format version 1 and rewritten in the current format.
+    pub converted: usize,
     /// Bytes on disk of all slice files.
     pub bytes: u64,
 }
@@ -175,20 +187,29 @@ fn build_size<G: Geometry>(
             vec![*key, twin]
         };
         let entries: u64 = pair.iter().map(|k| k.entries()).sum();
-        let found = load_built(opts, &pair);
+        let found = load_built::<G>(opts, &pair, &solved);
         let built = match found {
-            Some(v) => {
-                report.resumed += pair.len();
+            Some((v, converted)) => {
+                report.resumed += pair.len() - converted;
+                report.converted += converted;
                 v
             }
             None => {
                 let t = Instant::now();
-                let mut out = solve_pair::<G>(&pair, &solved)?;
+                let (mut out, mut mask) = solve_pair::<G>(&pair, &solved)?;
+                if opts.store_captures {
+                    mask.clear();
+                }
                 let ms = t.elapsed().as_millis() as u64;
+                let mut start = 0usize;
                 for (header, values) in &mut out {
                     header.build_ms = ms;
+                    header.wld_only = header.key.pieces() > opts.dtc_pieces;
+                    header.dont_care = !opts.store_captures;
                     let path = slice_path(&opts.dir, &header.key);
-                    header.compressed = write_slice(&path, header, values)?;
+                    let stored = for_storage(values, &mask, start, header.wld_only);
+                    start += values.len();
+                    write_slice(&path, header, &stored)?;
                 }
                 p.entries_built += entries;
                 tracing::debug!("built {} ({} indices) in {} ms", pair[0], entries, ms);
@@ -212,20 +233,123 @@ fn build_size<G: Geometry>(
     Ok(report)
 }
 
-/// The pair's slices as found on disk, if every one is there and reads back whole.
-fn load_built(opts: &BuildOptions, pair: &[SliceKey]) -> Option<Vec<(SliceHeader, Vec<u8>)>> {
+/// Slices with their headers and values (one code per index).
+type Slices = Vec<(SliceHeader, Vec<u8>)>;
+
+/// Whether index `i` of a don't-care mask is set.
+#[inline]
+fn masked(mask: &[u64], i: usize) -> bool {
+    mask.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
+/// The values as stored: don't-care indices (set in `mask`, whose bit `start + i` is index `i`)
+/// repeat the value stored before them, and win/loss/draw-only slices lose their distances.
+fn for_storage(values: &[u8], mask: &[u64], start: usize, wld_only: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len());
+    let mut prev = code::DRAW;
+    for (i, &v) in values.iter().enumerate() {
+        if !masked(mask, start + i) {
+            prev = if !wld_only {
+                v
+            } else if code::is_win(v) {
+                code::win(code::CAP)
+            } else if code::is_loss(v) {
+                code::loss(code::CAP)
+            } else {
+                code::DRAW
+            };
+        }
+        out.push(prev);
+    }
+    out
+}
+
+/// The value of a position whose every move is a capture (so leaves its slice for a solved
+/// one): won in 1 if a capture reaches a lost position, drawn if one reaches a draw, else lost
+/// in 1; `None` if it has no move.
+fn capture_value<G: Geometry>(
+    pos: &Position<G>,
+    moves: &[crate::rules::position::Move<G::B>],
+    solved: &Solved,
+) -> Result<Option<u8>, EgdbError> {
+    if moves.is_empty() {
+        return Ok(None);
+    }
+    let mut draw = false;
+    for m in moves {
+        let n = normalize(&pos.play(m));
+        let key = key_of::<G>(&n);
+        let c = solved
+            .get(&key, index_of::<G>(&key, &n))
+            .ok_or_else(|| EgdbError::MissingSlice(key.to_string()))?;
+        if code::is_loss(c) {
+            return Ok(Some(code::win(1)));
+        }
+        draw |= c == code::DRAW;
+    }
+    Ok(Some(if draw { code::DRAW } else { code::loss(1) }))
+}
+
+/// The don't-care mask of a slice (capture pending, or no position), and with `restore` the
+/// true values of its capture positions put back (from the solved slices their captures reach).
+fn restore_captures<G: Geometry>(
+    key: &SliceKey,
+    values: &mut [u8],
+    solved: &Solved,
+    restore: bool,
+) -> Result<Vec<u64>, EgdbError> {
+    let words: Vec<Vec<u64>> = values
+        .par_chunks_mut(CHUNK as usize)
+        .enumerate()
+        .map(|(c, chunk)| -> Result<Vec<u64>, EgdbError> {
+            let base = c as u64 * CHUNK;
+            let mut mask = vec![0u64; chunk.len().div_ceil(64)];
+            let mut moves = Vec::with_capacity(32);
+            for (i, v) in chunk.iter_mut().enumerate() {
+                let Some(norm) = position_at::<G>(key, base + i as u64) else {
+                    mask[i / 64] |= 1 << (i % 64);
+                    continue;
+                };
+                let pos = norm.position::<G>();
+                if !pos.has_capture() {
+                    continue;
+                }
+                mask[i / 64] |= 1 << (i % 64);
+                if restore {
+                    pos.generate(&mut moves);
+                    if let Some(c) = capture_value(&pos, &moves, solved)? {
+                        *v = c;
+                    }
+                }
+            }
+            Ok(mask)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(words.into_iter().flatten().collect())
+}
+
+/// The pair's slices as found on disk, if every one is there, reads back whole and stores what
+/// this build would (distances or not); with the number of them rewritten from format version 1.
+/// Don't-care values are replaced by the true ones, which later slices read.
+fn load_built<G: Geometry>(
+    opts: &BuildOptions,
+    pair: &[SliceKey],
+    solved: &Solved,
+) -> Option<(Slices, usize)> {
     let mut out = Vec::new();
+    let mut converted = 0;
     for key in pair {
         let path = slice_path(&opts.dir, key);
         if !path.exists() {
             return None;
         }
+        let wld_only = key.pieces() > opts.dtc_pieces;
         let read = SliceFile::open(&path).and_then(|f| {
             let values = f.read_all()?;
             Ok((f.header, values))
         });
-        match read {
-            Ok((h, v)) if h.key == *key => out.push((h, v)),
+        let (mut h, mut v) = match read {
+            Ok((h, v)) if h.key == *key => (h, v),
             Ok(_) => {
                 tracing::warn!("{}: holds another slice; building again", path.display());
                 return None;
@@ -234,9 +358,41 @@ fn load_built(opts: &BuildOptions, pair: &[SliceKey]) -> Option<Vec<(SliceHeader
                 tracing::warn!("{e}; building it again");
                 return None;
             }
+        };
+        if h.version == VERSION && h.wld_only != wld_only {
+            tracing::info!(
+                "{}: {} distances; building again",
+                path.display(),
+                if h.wld_only { "without" } else { "with" }
+            );
+            return None;
         }
+        let old = h.version < VERSION;
+        if !old && !h.dont_care {
+            out.push((h, v));
+            continue;
+        }
+        let mask = match restore_captures::<G>(key, &mut v, solved, !old) {
+            Ok(m) if !opts.store_captures => m,
+            Ok(_) => Vec::new(),
+            Err(e) => {
+                tracing::warn!("{}: {e}; building again", path.display());
+                return None;
+            }
+        };
+        if old {
+            h.wld_only = wld_only;
+            h.dont_care = !opts.store_captures;
+            let stored = for_storage(&v, &mask, 0, wld_only);
+            if let Err(e) = write_slice(&path, &mut h, &stored) {
+                tracing::warn!("{e}; building again");
+                return None;
+            }
+            converted += 1;
+        }
+        out.push((h, v));
     }
-    Some(out)
+    Some((out, converted))
 }
 
 /// A pair of slices being solved: their indices one after the other.
@@ -345,10 +501,11 @@ impl<'a, G: Geometry> Pair<'a, G> {
 /// Indices per task of the whole-pair passes.
 const CHUNK: u64 = 1 << 14;
 
-fn solve_pair<G: Geometry>(
-    keys: &[SliceKey],
-    solved: &Solved,
-) -> Result<Vec<(SliceHeader, Vec<u8>)>, EgdbError> {
+/// A solved pair: each slice's header and values (true values everywhere), and the pair's
+/// don't-care mask (bit `j` set where pair index `j` holds no position or a capture is pending).
+type Solution = (Slices, Vec<u64>);
+
+fn solve_pair<G: Geometry>(keys: &[SliceKey], solved: &Solved) -> Result<Solution, EgdbError> {
     let pair = Pair::<G>::new(keys, solved);
     let n = pair.total as usize;
     let val: Vec<AtomicU8> = (0..n).map(|_| AtomicU8::new(0)).collect();
@@ -474,19 +631,26 @@ fn solve_pair<G: Geometry>(
 
     // 4. Check.
     let faults = AtomicU64::new(0);
-    let stats: Vec<[u64; 5]> = (0..chunks)
+    let stats: Vec<([u64; 5], Vec<u64>)> = (0..chunks)
         .into_par_iter()
-        .map(|c| -> Result<[u64; 5], EgdbError> {
+        .map(|c| -> Result<([u64; 5], Vec<u64>), EgdbError> {
             // positions, wins, losses, draws, per slice index 0 or 1 in the top bit
             let mut s = [0u64; 5];
+            // CHUNK is a multiple of 64: each chunk has its own words of the mask.
+            let mut mask = vec![0u64; (CHUNK / 64) as usize];
             let mut moves = Vec::with_capacity(32);
             for j in c * CHUNK..((c + 1) * CHUNK).min(pair.total) {
+                let bit = (j - c * CHUNK) as usize;
                 let Some(norm) = pair.position(j) else {
+                    mask[bit / 64] |= 1 << (bit % 64);
                     continue;
                 };
                 let v = values[j as usize];
                 let pos = norm.position::<G>();
                 pos.generate(&mut moves);
+                if moves.first().is_some_and(|m| m.is_capture()) {
+                    mask[bit / 64] |= 1 << (bit % 64);
+                }
                 let expect = expected(&pair, &pos, &moves, &values)?;
                 if expect != v {
                     faults.fetch_add(1, Ordering::Relaxed);
@@ -508,7 +672,7 @@ fn solve_pair<G: Geometry>(
                     s[3] += 1 << (32 * second as u32);
                 }
             }
-            Ok(s)
+            Ok((s, mask))
         })
         .collect::<Result<_, _>>()?;
     let faults = faults.into_inner();
@@ -516,10 +680,12 @@ fn solve_pair<G: Geometry>(
         return Err(EgdbError::Verify(keys[0].to_string(), faults));
     }
     let mut total = [0u64; 5];
-    for s in stats {
+    let mut mask = Vec::with_capacity(stats.len() * (CHUNK / 64) as usize);
+    for (s, m) in stats {
         for i in 0..5 {
             total[i] += s[i];
         }
+        mask.extend(m);
     }
     let low = |x: u64| x & 0xFFFF_FFFF;
     let high = |x: u64| x >> 32;
@@ -545,11 +711,15 @@ fn solve_pair<G: Geometry>(
                 compressed: 0,
                 max_distance,
                 capped: max_distance >= code::CAP,
+                wld_only: false,
+                dont_care: true,
+                encoding: Encoding::Bytes,
+                version: VERSION,
             },
             slice,
         ));
     }
-    Ok(out)
+    Ok((out, mask))
 }
 
 /// The code a position's successors give it.

@@ -7,12 +7,17 @@
 //! conversion: the plies until the winner leaves the position's slice (a capture, a crowning or
 //! a man advancing past the most advanced one) on the way to the win, with the winner hurrying
 //! and the loser holding out. Following falling distances the winner always makes progress.
+//! Big slices (by default those of 6 pieces and more) store win/loss/draw only; the search then
+//! finds the conversions, led by the distances of the smaller slices (see
+//! [`crate::engine::search::egdb_score_eval`]). Positions where the side to move has a capture
+//! are not stored (see [`store`]); [`Egdb::probe`] values them through their captures.
 //!
 //! - [`index`]: slices (material plus each side's most advanced man) and the index of a
 //!   position in its slice;
 //! - [`build`]: the retrograde analysis, slice by slice, on all cores, with resumption and a
 //!   check of every value against its successors;
-//! - [`store`]: the slice files: compressed blocks, each with a checksum;
+//! - [`store`]: the slice files (format version 2): don't-care values for positions with a
+//!   capture pending, a byte or two bits per value, compressed blocks, each with a checksum;
 //! - [`probe`]: an opened database: positions in, values out, through a block cache under a
 //!   memory cap.
 
@@ -33,6 +38,9 @@ pub enum EgdbError {
     /// A slice file is damaged, truncated or not a slice file.
     #[error("{0}: damaged endgame database file: {1}")]
     Corrupt(PathBuf, String),
+    /// A slice file of an older format.
+    #[error("{0}: endgame database format version {1}, this program reads version {v}; convert it by running `checkersbot egdb build` again with the same --size and --pieces on this directory (old files are read and rewritten)", v = store::VERSION)]
+    OldFormat(PathBuf, u32),
     /// The directory holds no slice of any size.
     #[error("{0}: no endgame database here (build one with `checkersbot egdb build`)")]
     Empty(PathBuf),

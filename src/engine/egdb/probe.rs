@@ -1,8 +1,12 @@
 //! An opened database: every slice file of a directory, memory-mapped, read block by block
 //! through a cache of decompressed blocks kept under a memory cap.
+//!
+//! Positions where the side to move has a capture are not stored (their values in the files are
+//! "don't care"): [`Egdb::probe`] values them through their captures, which always reach
+//! slices with fewer pieces; the search never asks for them ([`Egdb::probe_quiet`]).
 
 use super::index::{index_of, key_of, normalize, SliceKey};
-use super::store::{size_dir, SliceFile, BLOCK};
+use super::store::{size_dir, SliceFile, BLOCK_BYTES, VERSION};
 use super::{EgdbError, Value};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::bitboard::Bits;
@@ -87,6 +91,9 @@ impl Egdb {
                 }
                 for p in paths {
                     let f = SliceFile::open(&p)?;
+                    if f.header.version != VERSION {
+                        return Err(EgdbError::OldFormat(p, f.header.version));
+                    }
                     if f.header.key.size != size {
                         return Err(EgdbError::Corrupt(
                             p,
@@ -104,7 +111,7 @@ impl Egdb {
         if !any {
             return Err(EgdbError::Empty(dir.to_path_buf()));
         }
-        let cap_blocks = (cache_mb.max(1) << 20) / BLOCK;
+        let cap_blocks = (cache_mb.max(1) << 20) / BLOCK_BYTES;
         Ok(Egdb {
             dir: dir.to_path_buf(),
             sizes,
@@ -135,13 +142,15 @@ impl Egdb {
         let db = &self.sizes[size_index(size)];
         let n = *db.slot.get(key.slot())?;
         let file = db.slices.get(n as usize)?;
-        let block = idx as usize / BLOCK;
+        let per = file.block_entries();
+        let enc = file.header.encoding;
+        let block = idx as usize / per;
         let id = ((size_index(size) as u64) << 56) | ((n as u64) << 32) | block as u64;
         let shard = &self.shards[(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize];
         {
             let s = shard.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(b) = s.blocks.get(&id) {
-                return b.get(idx as usize % BLOCK).copied();
+                return enc.code_at(b, idx as usize % per);
             }
         }
         let values = match file.read_block(block) {
@@ -153,7 +162,7 @@ impl Egdb {
                 return None;
             }
         };
-        let c = values.get(idx as usize % BLOCK).copied();
+        let c = enc.code_at(&values, idx as usize % per);
         let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
         if s.blocks.insert(id, values).is_none() {
             s.order.push_back(id);
@@ -166,12 +175,41 @@ impl Egdb {
         c
     }
 
-    /// The value of a position for the side to move, if the database holds it.
-    #[inline]
+    /// The value of a position for the side to move, if the database holds it. A position with
+    /// a capture pending is valued through its captures (won in 1 if one reaches a lost
+    /// position, drawn if one reaches a draw, else lost in 1).
     pub fn probe<G: Geometry>(&self, pos: &Position<G>) -> Option<Value> {
+        if !pos.has_capture() {
+            return self.probe_quiet(pos);
+        }
+        if !self.covers(pos) {
+            return None;
+        }
+        let mut draw = false;
+        for m in &pos.legal_moves() {
+            match self.probe(&pos.play(m))? {
+                Value::Loss(_) => return Some(Value::Win(Some(1))),
+                Value::Draw => draw = true,
+                Value::Win(_) => {}
+            }
+        }
+        Some(if draw {
+            Value::Draw
+        } else {
+            Value::Loss(Some(1))
+        })
+    }
+
+    /// [`Egdb::probe`] for a position where the side to move has no capture (what the search
+    /// asks); for one with a capture pending the answer is meaningless.
+    #[inline]
+    pub fn probe_quiet<G: Geometry>(&self, pos: &Position<G>) -> Option<Value> {
         let n = normalize(pos);
         let key = key_of::<G>(&n);
-        if key.pieces() > self.max_pieces(G::SIZE) {
+        // A slice not there (more pieces, or a partly built database) is found before the
+        // index is computed: the search asks for many.
+        let db = &self.sizes[size_index(G::SIZE)];
+        if key.pieces() > db.max_pieces || db.slot.get(key.slot()).is_none_or(|&s| s == u32::MAX) {
             return None;
         }
         let idx = index_of::<G>(&key, &n);
@@ -197,9 +235,8 @@ impl Egdb {
         let mut unknown_dist = false;
         for m in &moves {
             let child = pos.play(m);
-            let n = normalize(&child);
-            let key = key_of::<G>(&n);
-            let v = Value::from_code(self.code(G::SIZE, &key, index_of::<G>(&key, &n))?);
+            let key = key_of::<G>(&normalize(&child));
+            let v = self.probe(&child)?;
             let inside = key == here.flipped() && !m.is_capture() && !m.crowns;
             let (kind, d) = match v {
                 Value::Loss(d) => (0, d),

@@ -1,22 +1,34 @@
 //! Slice files: one file per slice, its values compressed in blocks, each block with a checksum.
 //!
-//! Layout (little-endian):
+//! Layout (little-endian), format version 2:
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 0..4 | magic `CBDB` |
-//! | 4..8 | format version (1) |
-//! | 8..16 | board side, men 0, kings 0, men 1, kings 1, lead 0, lead 1, flags (bit 0: distances capped) |
+//! | 4..8 | format version (2) |
+//! | 8..16 | board side, men 0, kings 0, men 1, kings 1, lead 0, lead 1, flags (bit 0: some distances capped; bit 1: win/loss/draw only, no distances; bit 2: positions with a capture pending hold "don't care" values) |
 //! | 16..72 | entries, positions, wins, losses, draws, build milliseconds, compressed bytes (u64 each) |
-//! | 72..84 | longest distance, entries per block, number of blocks (u32 each) |
-//! | 84..88 | reserved (0) |
+//! | 72..84 | longest distance (found by the build, even where not stored), entries per block, number of blocks (u32 each) |
+//! | 84 | encoding: 0 one byte per index (a code, see [`super::code`]), 1 two bits per index (four to a byte, lowest bits first: 0 draw, 1 win, 2 loss) |
+//! | 85..88 | reserved (0) |
 //! | 88.. | per block: offset in the file (u64), compressed length (u32), checksum (u32) |
 //! | then | FNV-1a checksum (u64) of everything before it |
-//! | then | the blocks: LZ4-compressed values, one byte per index (see [`super::Value`]) |
+//! | then | the blocks: LZ4-compressed, [`BLOCK_BYTES`] bytes each before compression (the last may be shorter) |
 //!
-//! A file is written under a temporary name and renamed, so a slice file is either complete or
-//! absent; what is read is checked, so a damaged file is refused with the reason.
+//! **Don't care**: the search never asks for a position where the side to move has a capture
+//! (it searches the captures), and the probe resolves such positions through their captures (see
+//! [`super::probe`]), so their values (and those of indices that hold no position) are not
+//! stored: each repeats the value stored before it, which makes runs that LZ4 takes almost for
+//! free. **Win/loss/draw only** slices (the big ones, by default 6 pieces and more) keep no
+//! distances; their values are written both ways (a byte per index and four per byte) and the
+//! smaller is kept.
+//!
+//! Version 1 (a byte per index, distances everywhere, no don't-care values) is still read by
+//! the build, which rewrites such files as version 2; probing refuses it with a message saying
+//! so. A file is written under a temporary name and renamed, so a slice file is either complete
+//! or absent; what is read is checked, so a damaged file is refused with the reason.
 
+use super::code;
 use super::index::SliceKey;
 use super::EgdbError;
 use crate::rules::geometry::BoardSize;
@@ -25,10 +37,80 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 4] = b"CBDB";
-const VERSION: u32 = 1;
+/// The format version written.
+pub const VERSION: u32 = 2;
 const FIXED: usize = 88;
-/// Values per compressed block.
-pub const BLOCK: usize = 4096;
+/// Bytes of a block before compression (the unit of decompression and of the probe cache).
+pub const BLOCK_BYTES: usize = 4096;
+
+/// How a slice's values are laid out before compression.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// One code per index.
+    Bytes,
+    /// Two bits per index, four per byte: 0 draw, 1 win, 2 loss.
+    Wld2,
+}
+
+impl Encoding {
+    /// Indices per byte.
+    pub fn per_byte(self) -> usize {
+        match self {
+            Encoding::Bytes => 1,
+            Encoding::Wld2 => 4,
+        }
+    }
+
+    /// Indices per block.
+    pub fn block_entries(self) -> usize {
+        BLOCK_BYTES * self.per_byte()
+    }
+
+    /// The code of index `i` of a block's bytes.
+    #[inline]
+    pub fn code_at(self, block: &[u8], i: usize) -> Option<u8> {
+        match self {
+            Encoding::Bytes => block.get(i).copied(),
+            Encoding::Wld2 => block
+                .get(i / 4)
+                .map(|b| wld2_code((b >> (2 * (i % 4))) & 3)),
+        }
+    }
+}
+
+/// The code a two-bit value stands for (distances unknown).
+#[inline]
+fn wld2_code(v: u8) -> u8 {
+    match v {
+        1 => code::win(code::CAP),
+        2 => code::loss(code::CAP),
+        _ => code::DRAW,
+    }
+}
+
+/// The two-bit value of a code.
+#[inline]
+fn code_wld2(c: u8) -> u8 {
+    if code::is_win(c) {
+        1
+    } else if code::is_loss(c) {
+        2
+    } else {
+        0
+    }
+}
+
+/// Packs codes four to a byte (win/loss/draw only).
+pub fn pack_wld2(values: &[u8]) -> Vec<u8> {
+    values
+        .chunks(4)
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u8, |acc, (i, &v)| acc | code_wld2(v) << (2 * i))
+        })
+        .collect()
+}
 
 /// What a slice file says about its slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +135,14 @@ pub struct SliceHeader {
     pub max_distance: u32,
     /// Some distances were too long to store (they read as unknown).
     pub capped: bool,
+    /// Only win, loss or draw is stored (distances read as unknown).
+    pub wld_only: bool,
+    /// Positions with a capture pending (and indices without a position) hold no value.
+    pub dont_care: bool,
+    /// The layout of the values.
+    pub encoding: Encoding,
+    /// The file's format version (what was read; [`VERSION`] when written).
+    pub version: u32,
 }
 
 fn fnv1a(data: &[u8], mut h: u64) -> u64 {
@@ -80,19 +170,46 @@ pub fn slice_path(dir: &Path, key: &SliceKey) -> PathBuf {
     size_dir(dir, key.size).join(key.file_name())
 }
 
-/// Writes a slice's values (one code per index) to `path`, atomically; returns the file's size.
-pub fn write_slice(path: &Path, header: &SliceHeader, values: &[u8]) -> Result<u64, EgdbError> {
-    let io = |e: std::io::Error| EgdbError::Io(path.to_path_buf(), e);
-    let blocks: Vec<Vec<u8>> = values
-        .chunks(BLOCK)
+/// Compresses values laid out by `enc` into blocks.
+fn compress_blocks(values: &[u8], enc: Encoding) -> Vec<Vec<u8>> {
+    let bytes;
+    let raw: &[u8] = match enc {
+        Encoding::Bytes => values,
+        Encoding::Wld2 => {
+            bytes = pack_wld2(values);
+            &bytes
+        }
+    };
+    raw.chunks(BLOCK_BYTES)
         .map(lz4_flex::block::compress)
-        .collect();
+        .collect()
+}
+
+/// Writes a slice's values (one code per index, as they are to be stored: don't-care values
+/// already filled in) to `path`, atomically. A win/loss/draw-only slice is written in the
+/// smaller of the two encodings. Sets the header's encoding, compressed size and version, and
+/// returns the file's size.
+pub fn write_slice(path: &Path, header: &mut SliceHeader, values: &[u8]) -> Result<u64, EgdbError> {
+    let io = |e: std::io::Error| EgdbError::Io(path.to_path_buf(), e);
+    let mut enc = Encoding::Bytes;
+    let mut blocks = compress_blocks(values, enc);
+    if header.wld_only {
+        let packed = compress_blocks(values, Encoding::Wld2);
+        let size = |b: &[Vec<u8>]| b.iter().map(|x| x.len() + 16).sum::<usize>();
+        if size(&packed) <= size(&blocks) {
+            blocks = packed;
+            enc = Encoding::Wld2;
+        }
+    }
+    header.encoding = enc;
+    header.version = VERSION;
     let table_len = blocks.len() * 16;
     let data_start = (FIXED + table_len + 8) as u64;
     let mut head = Vec::with_capacity(FIXED + table_len + 8);
     head.extend_from_slice(MAGIC);
     head.extend_from_slice(&VERSION.to_le_bytes());
     let k = &header.key;
+    let flags = header.capped as u8 | (header.wld_only as u8) << 1 | (header.dont_care as u8) << 2;
     head.extend_from_slice(&[
         k.size.n() as u8,
         k.men[0],
@@ -101,9 +218,10 @@ pub fn write_slice(path: &Path, header: &SliceHeader, values: &[u8]) -> Result<u
         k.kings[1],
         k.lead[0],
         k.lead[1],
-        header.capped as u8,
+        flags,
     ]);
     let compressed: u64 = blocks.iter().map(|b| b.len() as u64).sum();
+    header.compressed = compressed;
     for v in [
         header.entries,
         header.positions,
@@ -115,9 +233,14 @@ pub fn write_slice(path: &Path, header: &SliceHeader, values: &[u8]) -> Result<u
     ] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    for v in [header.max_distance, BLOCK as u32, blocks.len() as u32, 0] {
+    for v in [
+        header.max_distance,
+        enc.block_entries() as u32,
+        blocks.len() as u32,
+    ] {
         head.extend_from_slice(&v.to_le_bytes());
     }
+    head.extend_from_slice(&[enc as u8, 0, 0, 0]);
     let mut offset = data_start;
     for b in &blocks {
         head.extend_from_slice(&offset.to_le_bytes());
@@ -195,9 +318,9 @@ impl SliceFile {
             return Err(bad("not an endgame database slice (no CBDB magic)".into()));
         }
         let version = u32_at(b, 4);
-        if version != VERSION {
+        if version != VERSION && version != 1 {
             return Err(bad(format!(
-                "format version {version}, this program reads {VERSION}"
+                "format version {version}, this program reads version {VERSION} (and version 1 to convert it)"
             )));
         }
         let size = BoardSize::from_n(b[8] as usize)
@@ -232,6 +355,14 @@ impl SliceFile {
             compressed: u64_at(b, 64),
             max_distance: u32_at(b, 72),
             capped: b[15] & 1 == 1,
+            wld_only: version >= 2 && b[15] & 2 != 0,
+            dont_care: version >= 2 && b[15] & 4 != 0,
+            encoding: match (version, b[84]) {
+                (1, _) | (_, 0) => Encoding::Bytes,
+                (_, 1) => Encoding::Wld2,
+                (_, e) => return Err(bad(format!("unknown value encoding {e}"))),
+            },
+            version,
         };
         if header.entries != key.entries() {
             return Err(bad(format!(
@@ -240,7 +371,13 @@ impl SliceFile {
                 key.entries()
             )));
         }
-        if block_entries != BLOCK || nblocks != (header.entries as usize).div_ceil(BLOCK) {
+        let want_entries = match version {
+            1 => 4096,
+            _ => header.encoding.block_entries(),
+        };
+        if block_entries != want_entries
+            || nblocks != (header.entries as usize).div_ceil(block_entries)
+        {
             return Err(bad("block layout does not match the slice".into()));
         }
         let mut blocks = Vec::with_capacity(nblocks);
@@ -270,7 +407,15 @@ impl SliceFile {
         self.blocks.len()
     }
 
-    /// The values of block `i`, checked and decompressed.
+    /// Indices per block.
+    pub fn block_entries(&self) -> usize {
+        match self.header.version {
+            1 => 4096,
+            _ => self.header.encoding.block_entries(),
+        }
+    }
+
+    /// The bytes of block `i`, checked and decompressed (laid out by the header's encoding).
     pub fn read_block(&self, i: usize) -> Result<Vec<u8>, EgdbError> {
         let bad = |why: String| EgdbError::Corrupt(self.path.clone(), why);
         let r = self
@@ -281,27 +426,43 @@ impl SliceFile {
         if checksum32(data) != r.checksum {
             return Err(bad(format!("block {i} checksum mismatch")));
         }
-        let want = if i + 1 == self.blocks.len() {
-            self.header.entries as usize - i * BLOCK
+        let per = self.block_entries();
+        let entries = if i + 1 == self.blocks.len() {
+            self.header.entries as usize - i * per
         } else {
-            BLOCK
+            per
         };
+        let want = entries.div_ceil(self.header.encoding.per_byte());
         let out = lz4_flex::block::decompress(data, want)
             .map_err(|e| bad(format!("block {i} does not decompress: {e}")))?;
         if out.len() != want {
             return Err(bad(format!(
-                "block {i} holds {} values, not {want}",
+                "block {i} holds {} bytes, not {want}",
                 out.len()
             )));
         }
         Ok(out)
     }
 
-    /// Every value of the slice (checks every block).
+    /// Every value of the slice as codes, one per index (checks every block). Where distances
+    /// are not stored they read as unknown; don't-care indices read as stored.
     pub fn read_all(&self) -> Result<Vec<u8>, EgdbError> {
-        let mut out = Vec::with_capacity(self.header.entries as usize);
+        let n = self.header.entries as usize;
+        let mut out = Vec::with_capacity(n);
         for i in 0..self.blocks.len() {
-            out.extend_from_slice(&self.read_block(i)?);
+            let b = self.read_block(i)?;
+            match self.header.encoding {
+                Encoding::Bytes => out.extend_from_slice(&b),
+                Encoding::Wld2 => {
+                    for &x in &b {
+                        for k in 0..4 {
+                            if out.len() < n {
+                                out.push(wld2_code((x >> (2 * k)) & 3));
+                            }
+                        }
+                    }
+                }
+            }
         }
         Ok(out)
     }
@@ -320,12 +481,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn round_trip_and_damage_is_refused() {
-        let dir = std::env::temp_dir().join(format!("cbdb-store-{}", std::process::id()));
+    fn header(wld_only: bool) -> SliceHeader {
         let key = key();
-        let values: Vec<u8> = (0..key.entries()).map(|i| (i % 7) as u8).collect();
-        let header = SliceHeader {
+        SliceHeader {
             key,
             entries: key.entries(),
             positions: 10,
@@ -336,12 +494,24 @@ mod tests {
             compressed: 0,
             max_distance: 3,
             capped: false,
-        };
+            wld_only,
+            dont_care: true,
+            encoding: Encoding::Bytes,
+            version: VERSION,
+        }
+    }
+
+    #[test]
+    fn round_trip_and_damage_is_refused() {
+        let dir = std::env::temp_dir().join(format!("cbdb-store-{}", std::process::id()));
+        let key = key();
+        let values: Vec<u8> = (0..key.entries()).map(|i| (i % 7) as u8).collect();
+        let mut header = header(false);
         let path = slice_path(&dir, &key);
-        write_slice(&path, &header, &values).unwrap();
+        write_slice(&path, &mut header, &values).unwrap();
         let f = SliceFile::open(&path).unwrap();
         assert_eq!(f.read_all().unwrap(), values);
-        assert_eq!(f.header.wins, 1);
+        assert_eq!(f.header, header);
         // A flipped byte in the data is found when its block is read.
         let mut bytes = std::fs::read(&path).unwrap();
         let last = bytes.len() - 1;
@@ -365,6 +535,39 @@ mod tests {
         std::fs::write(&path, b"hello").unwrap();
         let e = SliceFile::open(&path).unwrap_err().to_string();
         assert!(e.contains("short"), "{e}");
+        // Another version is refused with the versions named.
+        bytes[20] ^= 1;
+        bytes[4] = 9;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = SliceFile::open(&path).unwrap_err().to_string();
+        assert!(e.contains("format version 9"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn win_loss_draw_slices_pack_four_to_a_byte() {
+        let dir = std::env::temp_dir().join(format!("cbdb-store-wld-{}", std::process::id()));
+        let key = key();
+        // Runs of one value, as don't-care filling makes them.
+        let values: Vec<u8> = (0..key.entries())
+            .map(|i| match (i / 37) % 3 {
+                0 => code::DRAW,
+                1 => code::win(code::CAP),
+                _ => code::loss(code::CAP),
+            })
+            .collect();
+        let mut header = header(true);
+        let path = slice_path(&dir, &key);
+        write_slice(&path, &mut header, &values).unwrap();
+        assert_eq!(header.encoding, Encoding::Wld2);
+        let f = SliceFile::open(&path).unwrap();
+        assert_eq!(f.header, header);
+        assert_eq!(f.read_all().unwrap(), values);
+        for (i, &v) in values.iter().enumerate() {
+            let per = f.block_entries();
+            let b = f.read_block(i / per).unwrap();
+            assert_eq!(f.header.encoding.code_at(&b, i % per), Some(v));
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
