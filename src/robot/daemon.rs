@@ -1254,6 +1254,20 @@ struct Stops {
     ponder: Arc<AtomicBool>,
 }
 
+/// Gives the engine a job's settings: threads, evaluation, database and weights.
+fn configure(
+    engine: &mut Engine,
+    threads: usize,
+    learned: Option<Arc<LearnedWeights>>,
+    egdb: Option<Arc<Egdb>>,
+    weights: Weights,
+) {
+    engine.set_threads(threads);
+    engine.set_learned(learned);
+    engine.set_egdb(egdb);
+    engine.set_weights(weights);
+}
+
 fn engine_thread(
     mut engine: Engine,
     mut rng: Rng,
@@ -1267,10 +1281,7 @@ fn engine_thread(
         let job = match job {
             Job::Search(job) => job,
             Job::Ponder(job) => {
-                engine.set_threads(job.threads);
-                engine.set_learned(job.learned);
-                engine.set_egdb(job.egdb);
-                engine.set_weights(job.weights);
+                configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
                 let r = engine.search(
                     &job.pos,
                     &job.history,
@@ -1288,10 +1299,7 @@ fn engine_thread(
                 continue;
             }
             Job::Analyse(job) => {
-                engine.set_threads(job.threads);
-                engine.set_learned(job.learned);
-                engine.set_egdb(job.egdb);
-                engine.set_weights(job.weights);
+                configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
                 let lines = engine.analyse(
                     &job.pos,
                     &job.history,
@@ -1319,10 +1327,7 @@ fn engine_thread(
                 continue;
             }
         };
-        engine.set_threads(job.threads);
-        engine.set_learned(job.learned);
-        engine.set_egdb(job.egdb);
-        engine.set_weights(job.weights);
+        configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
         if job.new_game {
             // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();
