@@ -53,6 +53,10 @@ pub const EGDB_UNKNOWN_DISTANCE: i32 = 800;
 /// it cannot yet see.
 const EGDB_UNKNOWN_EVAL: i32 = 500;
 
+/// The lowest score a database win of unknown distance can get anywhere in the tree.
+const UNKNOWN_WIN_FLOOR: i32 =
+    EGDB_WIN - MAX_PLY as i32 - EGDB_UNKNOWN_DISTANCE - EGDB_UNKNOWN_EVAL;
+
 /// The score of a database value `ply` plies from the root (an unknown distance counts as
 /// [`EGDB_UNKNOWN_DISTANCE`]).
 pub fn egdb_score(v: Value, ply: usize) -> i32 {
@@ -527,6 +531,15 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                         // A win or loss of unknown distance is searched on while depth is
                         // left (to find the conversion), and at the horizon scored by the
                         // evaluation within its band.
+                        // Searched on, it can score no lower than the lowest win of unknown
+                        // distance: a window below that (a middlegame line that reaches a won
+                        // ending) is decided without searching the ending.
+                        Value::Win(None) if depth > 0 && beta0 <= UNKNOWN_WIN_FLOOR => {
+                            return UNKNOWN_WIN_FLOOR
+                        }
+                        Value::Loss(None) if depth > 0 && alpha0 >= -UNKNOWN_WIN_FLOOR => {
+                            return -UNKNOWN_WIN_FLOOR
+                        }
                         Value::Win(None) | Value::Loss(None) if depth > 0 => {}
                         Value::Win(None) | Value::Loss(None) => {
                             return egdb_score_eval(v, ply, self.static_eval(pos, ply))

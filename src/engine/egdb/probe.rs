@@ -12,20 +12,37 @@ use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Geometry};
 use crate::rules::position::{Move, Position};
-use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// The default cap on decompressed blocks kept in memory, in MiB.
 pub const DEFAULT_CACHE_MB: usize = 64;
 
-const SHARDS: usize = 16;
-
+/// A set of the block cache: two blocks, the most recently read first. A set is found from the
+/// block's id by a multiplicative hash, so a hit costs one lock and the block's byte, with no
+/// table to search (the search probes at most nodes of a database ending; a hash map and an
+/// `Arc` per hit made each probe three memory misses, not one).
 #[derive(Default)]
-struct Shard {
-    blocks: HashMap<u64, Arc<Vec<u8>>>,
-    order: VecDeque<u64>,
+struct CacheSet {
+    ways: [(u64, Option<Box<[u8]>>); 2],
+}
+
+impl CacheSet {
+    /// The block with this id, if cached.
+    #[inline]
+    fn get(&self, id: u64) -> Option<&[u8]> {
+        self.ways
+            .iter()
+            .find(|w| w.0 == id)
+            .and_then(|w| w.1.as_deref())
+    }
+
+    /// Puts a block first, dropping the older of the two.
+    fn put(&mut self, id: u64, block: Box<[u8]>) {
+        self.ways.swap(0, 1);
+        self.ways[0] = (id, Some(block));
+    }
 }
 
 /// The slices of one board size.
@@ -41,8 +58,8 @@ struct SizeDb {
 pub struct Egdb {
     dir: PathBuf,
     sizes: Vec<SizeDb>,
-    shards: Vec<Mutex<Shard>>,
-    cap_blocks_per_shard: usize,
+    /// The block cache: a power of two of sets, two blocks each, up to the memory cap.
+    sets: Vec<Mutex<CacheSet>>,
     warned: AtomicBool,
 }
 
@@ -54,7 +71,7 @@ impl std::fmt::Debug for Egdb {
 
 impl PartialEq for Egdb {
     fn eq(&self, other: &Self) -> bool {
-        self.dir == other.dir && self.cap_blocks_per_shard == other.cap_blocks_per_shard
+        self.dir == other.dir && self.sets.len() == other.sets.len()
     }
 }
 
@@ -111,12 +128,13 @@ impl Egdb {
         if !any {
             return Err(EgdbError::Empty(dir.to_path_buf()));
         }
-        let cap_blocks = (cache_mb.max(1) << 20) / BLOCK_BYTES;
+        // Sets of two blocks within the cap (at least 4 sets).
+        let cap_sets = ((cache_mb.max(1) << 20) / BLOCK_BYTES / 2).max(4);
+        let sets = 1usize << (usize::BITS - 1 - cap_sets.leading_zeros());
         Ok(Egdb {
             dir: dir.to_path_buf(),
             sizes,
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            cap_blocks_per_shard: (cap_blocks / SHARDS).max(1),
+            sets: (0..sets).map(|_| Mutex::new(CacheSet::default())).collect(),
             warned: AtomicBool::new(false),
         })
     }
@@ -146,15 +164,16 @@ impl Egdb {
         let enc = file.header.encoding;
         let block = idx as usize / per;
         let id = ((size_index(size) as u64) << 56) | ((n as u64) << 32) | block as u64;
-        let shard = &self.shards[(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize];
+        let bits = self.sets.len().trailing_zeros();
+        let set = &self.sets[(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize];
         {
-            let s = shard.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(b) = s.blocks.get(&id) {
+            let s = set.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(b) = s.get(id) {
                 return enc.code_at(b, idx as usize % per);
             }
         }
         let values = match file.read_block(block) {
-            Ok(v) => Arc::new(v),
+            Ok(v) => v.into_boxed_slice(),
             Err(e) => {
                 if !self.warned.swap(true, Ordering::Relaxed) {
                     tracing::warn!("{e}; positions there are searched without the database");
@@ -163,15 +182,9 @@ impl Egdb {
             }
         };
         let c = enc.code_at(&values, idx as usize % per);
-        let mut s = shard.lock().unwrap_or_else(|e| e.into_inner());
-        if s.blocks.insert(id, values).is_none() {
-            s.order.push_back(id);
-        }
-        while s.order.len() > self.cap_blocks_per_shard {
-            if let Some(old) = s.order.pop_front() {
-                s.blocks.remove(&old);
-            }
-        }
+        set.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .put(id, values);
         c
     }
 
