@@ -208,12 +208,17 @@ fn selfplay_plays_with_the_weights_it_is_given() {
     let (ok1, learned1) = run(weights, "a.cbsp");
     let (ok2, learned2) = run(weights, "b.cbsp");
     let (ok3, hand) = run("hand", "c.cbsp");
-    for r in [&ok1, &ok2, &ok3] {
+    let (ok4, built_in) = run("learned", "e.cbsp");
+    for r in [&ok1, &ok2, &ok3, &ok4] {
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     assert!(learned1.len() > 100, "records written");
     assert_eq!(learned1, learned2, "deterministic for a seed");
     assert_ne!(learned1, hand, "the weights play other games");
+    assert!(
+        built_in.len() > 100 && built_in != hand,
+        "the built-in weights play"
+    );
     let (bad, written) = run("Cargo.toml", "d.cbsp");
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);

@@ -168,3 +168,79 @@ fn committed_weights_load_and_play() {
     let best = r.best.expect("a move");
     assert!(start.legal_moves().contains(&best));
 }
+
+/// `learned` names the weights built into the program: the shipped file `weights/8x8.cbev`,
+/// checked like any file (header, size, checksum); `hand` names none.
+#[test]
+fn built_in_weights_are_the_shipped_file() {
+    use checkersbot::engine::eval::{load_eval, BUILT_IN_8X8};
+    let shipped = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8.cbev"))
+        .expect("the shipped weights file");
+    assert_eq!(BUILT_IN_8X8, shipped.as_slice());
+    let w = load_eval("learned")
+        .expect("the built-in weights load")
+        .expect("weights, not hand");
+    assert_eq!(w.size, BoardSize::S8);
+    assert_eq!(
+        *w,
+        LearnedWeights::from_bytes(&shipped).expect("the file loads")
+    );
+    assert!(load_eval("hand").expect("hand").is_none());
+}
+
+/// The daemon's `set eval`: `learned` and `hand` are taken and shown by `options`; a missing file
+/// and a damaged one are refused with a reason, and the evaluation stays as it was.
+#[test]
+fn the_daemon_sets_the_built_in_weights_and_refuses_bad_files() {
+    use checkersbot::robot::daemon::{replay, Settings};
+    use checkersbot::robot::transport::MemorySink;
+    let dir = std::env::temp_dir().join(format!("cb-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let damaged = dir.join("damaged.cbev");
+    let mut bytes = checkersbot::engine::eval::BUILT_IN_8X8.to_vec();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x40;
+    std::fs::write(&damaged, &bytes).expect("write");
+    let script = format!(
+        "set eval learned\noptions\nset eval {}\nset eval {}\noptions\nset eval hand\noptions\n",
+        dir.join("missing.cbev").display(),
+        damaged.display()
+    );
+    let sink = MemorySink::default();
+    replay(
+        Settings::deterministic(),
+        std::io::Cursor::new(script.into_bytes()),
+        Box::new(sink.clone()),
+    )
+    .expect("a 16 MiB table");
+    let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
+    let eval_lines: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("option eval "))
+        .collect();
+    assert_eq!(eval_lines.len(), 3, "{lines:?}");
+    assert!(
+        eval_lines[0].ends_with("value learned"),
+        "{}",
+        eval_lines[0]
+    );
+    assert!(
+        eval_lines[1].ends_with("value learned"),
+        "{}",
+        eval_lines[1]
+    );
+    assert!(eval_lines[2].ends_with("value hand"), "{}", eval_lines[2]);
+    let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 2, "{lines:?}");
+    assert!(
+        errors[0].starts_with("error bad-option eval: cannot read"),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[1].starts_with("error bad-option") && errors[1].contains("corrupt"),
+        "{}",
+        errors[1]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

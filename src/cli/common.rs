@@ -98,8 +98,9 @@ pub struct EngineArgs {
     /// Play in the aggressive style (rewards closing in on the enemy's pieces).
     #[arg(long)]
     pub aggressive: bool,
-    /// Evaluation: `hand` (the hand-written one) or a weights file written by `checkersbot train`
-    /// (used on its board size; other sizes use the hand evaluation).
+    /// Evaluation: `hand` (the hand-written one), `learned` (the built-in 8x8 weights) or a
+    /// weights file written by `checkersbot train` (used on its board size; other sizes use the
+    /// hand evaluation).
     #[arg(long, default_value = "hand")]
     pub eval: String,
     /// Endgame database directory (`off`: none) [default: $XDG_CACHE_HOME/checkersbot/egdb or

@@ -68,10 +68,12 @@ pub struct MatchArgs {
     /// Evaluation terms B plays without, comma-separated.
     #[arg(long, value_delimiter = ',')]
     without_b: Vec<String>,
-    /// A's evaluation: `hand` or a weights file from `checkersbot train`.
+    /// A's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
+    /// `checkersbot train`.
     #[arg(long, default_value = "hand")]
     eval_a: String,
-    /// B's evaluation: `hand` or a weights file from `checkersbot train`.
+    /// B's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
+    /// `checkersbot train`.
     #[arg(long, default_value = "hand")]
     eval_b: String,
     /// A plays the aggressive style.

@@ -44,8 +44,9 @@ pub struct SelfPlayArgs {
     /// Transposition table MiB of each worker's engine.
     #[arg(long, default_value_t = 16)]
     hash: usize,
-    /// The players' evaluation: `hand` or a weights file written by `checkersbot train` (the
-    /// next generation's data comes from the last generation's weights).
+    /// The players' evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file
+    /// written by `checkersbot train` (the next generation's data comes from the last
+    /// generation's weights).
     #[arg(long, default_value = "hand")]
     eval: String,
 }

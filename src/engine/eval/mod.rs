@@ -33,11 +33,23 @@ use crate::rules::position::{shift, Position, Side};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// The learned weights an evaluation choice names: `None` for `hand`, else the weights file at
-/// that path (read and checked; the error says what is wrong with it).
+/// The 8x8 weights built into the program (`weights/8x8.cbev`; README, "Learned evaluation",
+/// gives the commands that made them). [`load_eval`] names them `learned`.
+pub const BUILT_IN_8X8: &[u8] =
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8.cbev"));
+
+/// The learned weights an evaluation choice names: `None` for `hand`, the built-in 8x8 weights
+/// ([`BUILT_IN_8X8`]) for `learned`, else the weights file at that path (read and checked; the
+/// error says what is wrong with it). A file named `learned` is given as `./learned`.
 pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>, String> {
-    if spec == "hand" {
-        return Ok(None);
+    match spec {
+        "hand" => return Ok(None),
+        "learned" => {
+            return LearnedWeights::from_bytes(BUILT_IN_8X8)
+                .map(|w| Some(Arc::new(w)))
+                .map_err(|e| format!("the built-in weights: {e}"))
+        }
+        _ => {}
     }
     let bytes = std::fs::read(spec).map_err(|e| format!("cannot read '{spec}': {e}"))?;
     LearnedWeights::from_bytes(&bytes)
