@@ -32,8 +32,9 @@ pub struct TrainArgs {
     /// Weight of the game result in the target; the rest is the search score.
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
-    /// L2 penalty on the pattern weights.
-    #[arg(long, default_value_t = 1e-4)]
+    /// L2 penalty on the pattern weights, per use: each position adds `l2 / 2 * w^2` for every
+    /// pattern weight it uses (weights in hundredths of a man; 1e-5 is already strong).
+    #[arg(long, default_value_t = 0.0)]
     l2: f32,
     /// Fraction of the positions held out for validation (the last games of the data).
     #[arg(long, default_value_t = 0.05)]
