@@ -35,6 +35,7 @@ use crate::rules::geometry::BoardSize;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 const MAGIC: &[u8; 4] = b"CBDB";
 /// The format version written.
@@ -275,7 +276,7 @@ struct BlockRef {
     checksum: u32,
 }
 
-/// An open slice file (memory-mapped; its blocks are read and checked on demand).
+/// An open slice file (memory-mapped; its blocks are read on demand and checked the first time).
 #[derive(Debug)]
 pub struct SliceFile {
     /// What the header says.
@@ -285,6 +286,9 @@ pub struct SliceFile {
     /// Size of the file in bytes.
     pub file_bytes: u64,
     blocks: Vec<BlockRef>,
+    /// One bit a block: its checksum has been checked (a block is checked the first time it is
+    /// read, not every time the cache has dropped it: the check costs as much as decompressing).
+    checked: Vec<AtomicU64>,
     map: memmap2::Mmap,
 }
 
@@ -301,13 +305,14 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 }
 
 impl SliceFile {
-    /// Opens a slice file and checks its header (the blocks are checked when read).
+    /// Opens a slice file and checks its header (each block is checked when first read).
     pub fn open(path: &Path) -> Result<SliceFile, EgdbError> {
         let bad = |why: String| EgdbError::Corrupt(path.to_path_buf(), why);
         let file = File::open(path).map_err(|e| EgdbError::Io(path.to_path_buf(), e))?;
         // Safety: the file is only read; databases are written once under a temporary name and
         // renamed, never changed in place. A file changed by someone else while mapped reads as
-        // damaged blocks (checksums) or, at worst, wrong values.
+        // damaged blocks (each block's checksum is checked when it is first read) or, at worst,
+        // wrong values.
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|e| EgdbError::Io(path.to_path_buf(), e))?;
         let b: &[u8] = &map;
@@ -397,6 +402,9 @@ impl SliceFile {
             header,
             path: path.to_path_buf(),
             file_bytes: b.len() as u64,
+            checked: (0..blocks.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             blocks,
             map,
         })
@@ -423,8 +431,12 @@ impl SliceFile {
             .get(i)
             .ok_or_else(|| bad(format!("no block {i}")))?;
         let data = &self.map[r.offset as usize..(r.offset + r.len as u64) as usize];
-        if checksum32(data) != r.checksum {
-            return Err(bad(format!("block {i} checksum mismatch")));
+        let (word, bit) = (&self.checked[i / 64], 1u64 << (i % 64));
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            if checksum32(data) != r.checksum {
+                return Err(bad(format!("block {i} checksum mismatch")));
+            }
+            word.fetch_or(bit, Ordering::Relaxed);
         }
         let per = self.block_entries();
         let entries = if i + 1 == self.blocks.len() {
