@@ -655,31 +655,34 @@ mod engine_with_database {
         game.status()
     }
 
-    #[test]
-    fn the_engine_converts_sampled_database_wins_within_the_40_move_rule() {
-        let db = shared_db();
-        let mut won = Vec::new();
-        for (seed, men, kings) in [
-            (20, [0, 0], [2, 1]),
-            (21, [0, 1], [2, 0]),
-            (22, [1, 0], [1, 1]),
-            (23, [0, 0], [3, 1]),
-            (24, [1, 1], [1, 0]),
-            (25, [2, 0], [0, 1]),
-        ] {
-            let wins = random_positions(60, seed, men, kings)
+    /// Up to `take` positions of each material (seed, men, kings) among `n` random ones that
+    /// `db` values as `wanted` and where no capture is pending.
+    fn sample(
+        db: &Egdb,
+        materials: &[(u64, [u32; 2], [u32; 2])],
+        n: usize,
+        take: usize,
+        wanted: impl Fn(Value) -> bool,
+    ) -> Vec<Position<G8>> {
+        let mut out = Vec::new();
+        for &(seed, men, kings) in materials {
+            let found = random_positions(n, seed, men, kings)
                 .into_iter()
-                .filter(|p| matches!(db.probe(p), Some(Value::Win(_))) && !p.has_capture());
-            won.extend(wins.take(6));
+                .filter(|p| db.probe(p).is_some_and(&wanted) && !p.has_capture());
+            out.extend(found.take(take));
         }
-        assert!(won.len() >= 20, "{} won positions", won.len());
-        let mut winner = engine(Some(db.clone()));
+        out
+    }
+
+    /// Plays every position of `won` out, the engine with `db` for the side to move against the
+    /// best defence of `defence`, and checks that each is won within the 40-move rule's reach
+    /// (400 plies at most). Returns the longest game in plies.
+    fn convert_all(won: &[Position<G8>], db: Arc<Egdb>, defence: &Arc<Egdb>) -> usize {
+        let mut winner = engine(Some(db));
         let mut longest = 0;
-        for p in &won {
+        for p in won {
             winner.new_game();
-            let start = AnyPosition::S8(*p);
-            let mut game = Game::new(start);
-            let defence = db.clone();
+            let mut game = Game::new(AnyPosition::S8(*p));
             let mut defend = |pos: &AnyPosition, _: &[u64]| {
                 defence.best_move_any(pos).expect("in the database").0
             };
@@ -694,6 +697,23 @@ mod engine_with_database {
             );
             longest = longest.max(game.plies());
         }
+        longest
+    }
+
+    #[test]
+    fn the_engine_converts_sampled_database_wins_within_the_40_move_rule() {
+        let db = shared_db();
+        let materials = [
+            (20, [0, 0], [2, 1]),
+            (21, [0, 1], [2, 0]),
+            (22, [1, 0], [1, 1]),
+            (23, [0, 0], [3, 1]),
+            (24, [1, 1], [1, 0]),
+            (25, [2, 0], [0, 1]),
+        ];
+        let won = sample(&db, &materials, 60, 6, |v| matches!(v, Value::Win(_)));
+        assert!(won.len() >= 20, "{} won positions", won.len());
+        let longest = convert_all(&won, db.clone(), &db);
         eprintln!(
             "{} wins converted, the longest in {longest} plies",
             won.len()
@@ -710,40 +730,16 @@ mod engine_with_database {
         let (dir, _, _) = db8_wld();
         let wld = Arc::new(Egdb::open(dir, 16).expect("open"));
         let dtc = shared_db();
-        let mut won = Vec::new();
-        for (seed, men, kings) in [
+        let materials = [
             (40, [0, 0], [3, 1]),
             (41, [0, 1], [2, 1]),
             (42, [1, 1], [1, 1]),
             (43, [2, 0], [0, 2]),
             (44, [1, 0], [2, 1]),
-        ] {
-            let wins = random_positions(80, seed, men, kings)
-                .into_iter()
-                .filter(|p| matches!(wld.probe(p), Some(Value::Win(None))) && !p.has_capture());
-            won.extend(wins.take(4));
-        }
+        ];
+        let won = sample(&wld, &materials, 80, 4, |v| matches!(v, Value::Win(None)));
         assert!(won.len() >= 12, "{} won positions", won.len());
-        let mut winner = engine(Some(wld.clone()));
-        let mut longest = 0;
-        for p in &won {
-            winner.new_game();
-            let mut game = Game::new(AnyPosition::S8(*p));
-            let defence = dtc.clone();
-            let mut defend = |pos: &AnyPosition, _: &[u64]| {
-                defence.best_move_any(pos).expect("in the database").0
-            };
-            let status = play_out(&mut game, p.side, &mut winner, &mut defend, 400);
-            assert_eq!(
-                status,
-                Status::Win { winner: p.side },
-                "{} {:?} after {} plies",
-                Grid::from_position(p).to_line(),
-                p.side,
-                game.plies()
-            );
-            longest = longest.max(game.plies());
-        }
+        let longest = convert_all(&won, wld.clone(), &dtc);
         eprintln!(
             "{} wins without distances converted, the longest in {longest} plies",
             won.len()
@@ -753,19 +749,14 @@ mod engine_with_database {
     #[test]
     fn the_engine_never_loses_a_sampled_drawn_position() {
         let db = shared_db();
-        let mut drawn = Vec::new();
-        for (seed, men, kings) in [
+        let materials = [
             (30, [0, 0], [1, 1]),
             (31, [1, 1], [0, 1]),
             (32, [0, 1], [2, 0]),
             (33, [1, 1], [1, 1]),
             (34, [0, 0], [2, 2]),
-        ] {
-            let draws = random_positions(60, seed, men, kings)
-                .into_iter()
-                .filter(|p| db.probe(p) == Some(Value::Draw) && !p.has_capture());
-            drawn.extend(draws.take(4));
-        }
+        ];
+        let drawn = sample(&db, &materials, 60, 4, |v| v == Value::Draw);
         assert!(drawn.len() >= 12, "{} drawn positions", drawn.len());
         let mut holder = engine(Some(db.clone()));
         let mut attacker = engine(None);

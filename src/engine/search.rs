@@ -531,10 +531,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                     match v {
                         // A win or loss of unknown distance is searched on while depth is
                         // left (to find the conversion), and at the horizon scored by the
-                        // evaluation within its band.
-                        // Searched on, it can score no lower than the lowest win of unknown
-                        // distance: a window below that (a middlegame line that reaches a won
-                        // ending) is decided without searching the ending.
+                        // evaluation within its band. Searched on, it can score no lower than
+                        // the lowest win of unknown distance: a window below that (a middlegame
+                        // line that reaches a won ending) is decided without searching it.
                         Value::Win(None) if depth > 0 && beta0 <= UNKNOWN_WIN_FLOOR => {
                             return UNKNOWN_WIN_FLOOR
                         }

@@ -30,6 +30,7 @@ pub use learned::{
 use crate::rules::bitboard::{squares, Bits};
 use crate::rules::geometry::{Coord, Geometry, Square};
 use crate::rules::position::{shift, Position, Side};
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -42,19 +43,20 @@ pub const BUILT_IN_8X8: &[u8] =
 /// ([`BUILT_IN_8X8`]) for `learned`, else the weights file at that path (read and checked; the
 /// error says what is wrong with it). A file named `learned` is given as `./learned`.
 pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>, String> {
-    match spec {
+    let (bytes, what) = match spec {
         "hand" => return Ok(None),
-        "learned" => {
-            return LearnedWeights::from_bytes(BUILT_IN_8X8)
-                .map(|w| Some(Arc::new(w)))
-                .map_err(|e| format!("the built-in weights: {e}"))
-        }
-        _ => {}
-    }
-    let bytes = std::fs::read(spec).map_err(|e| format!("cannot read '{spec}': {e}"))?;
+        "learned" => (
+            Cow::Borrowed(BUILT_IN_8X8),
+            "the built-in weights".to_string(),
+        ),
+        path => (
+            Cow::Owned(std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?),
+            format!("'{path}'"),
+        ),
+    };
     LearnedWeights::from_bytes(&bytes)
         .map(|w| Some(Arc::new(w)))
-        .map_err(|e| format!("'{spec}': {e}"))
+        .map_err(|e| format!("{what}: {e}"))
 }
 
 /// A named evaluation term that can be switched off.
