@@ -101,7 +101,7 @@ pub struct EngineArgs {
     /// Evaluation: `hand` (the hand-written one), `learned` (the built-in 8x8 weights) or a
     /// weights file written by `checkersbot train` (used on its board size; other sizes use the
     /// hand evaluation).
-    #[arg(long, default_value = "hand")]
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// Endgame database directory (`off`: none) [default: $XDG_CACHE_HOME/checkersbot/egdb or
     /// ~/.cache/checkersbot/egdb, if a database is there].

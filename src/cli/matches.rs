@@ -70,11 +70,11 @@ pub struct MatchArgs {
     without_b: Vec<String>,
     /// A's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
     /// `checkersbot train`.
-    #[arg(long, default_value = "hand")]
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_a: String,
     /// B's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
     /// `checkersbot train`.
-    #[arg(long, default_value = "hand")]
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_b: String,
     /// A plays the aggressive style.
     #[arg(long)]
@@ -235,7 +235,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if egdb.is_some() {
         name.push("egdb".into());
     }
-    if s.eval != "hand" {
+    if s.eval != checkersbot::engine::eval::DEFAULT_EVAL {
         let stem = std::path::Path::new(&s.eval)
             .file_stem()
             .map_or_else(|| s.eval.clone(), |f| f.to_string_lossy().into_owned());

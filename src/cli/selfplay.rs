@@ -47,7 +47,7 @@ pub struct SelfPlayArgs {
     /// The players' evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file
     /// written by `checkersbot train` (the next generation's data comes from the last
     /// generation's weights).
-    #[arg(long, default_value = "hand")]
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval: String,
 }
 

@@ -65,7 +65,7 @@ pub struct DaemonArgs {
     pub info: String,
     /// Evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file written by
     /// `checkersbot train`.
-    #[arg(long, default_value = "hand")]
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// Endgame database directory, or `off` [serve: $XDG_CACHE_HOME/checkersbot/egdb or
     /// ~/.cache/checkersbot/egdb if a database is there; replay: none].

@@ -95,7 +95,8 @@ pub struct EngineConfig {
     pub threads: usize,
     /// Hand evaluation weights (also the fallback on sizes the learned weights are not for).
     pub weights: Weights,
-    /// Learned evaluation weights; when set they evaluate positions of their board size.
+    /// Learned evaluation weights; when set they evaluate positions of their board size. The
+    /// default is the built-in 8x8 weights ([`eval::built_in`]); `None` is the hand evaluation.
     pub learned: Option<Arc<LearnedWeights>>,
     /// Seed for choosing among equally good moves; `None` always takes the first.
     pub seed: Option<u64>,
@@ -109,7 +110,7 @@ impl Default for EngineConfig {
             hash_mb: 16,
             threads: 1,
             weights: Weights::default(),
-            learned: None,
+            learned: eval::built_in(),
             seed: None,
             egdb: None,
         }

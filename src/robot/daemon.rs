@@ -130,7 +130,7 @@ impl Default for Settings {
             colour_only: false,
             rotated: false,
             info: InfoMode::Iterations,
-            learned: None,
+            learned: crate::engine::eval::built_in(),
             egdb: None,
             timing: true,
             transcript: false,
@@ -139,7 +139,7 @@ impl Default for Settings {
             level: Level::Hard,
             style: Style::Default,
             seed: 1,
-            eval_name: "hand".into(),
+            eval_name: crate::engine::eval::DEFAULT_EVAL.into(),
             egdb_dir: None,
             record: None,
         }

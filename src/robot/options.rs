@@ -132,7 +132,7 @@ pub fn specs(now: &Settings, clock_left: Duration) -> Vec<OptionSpec> {
         spec(
             "eval",
             OptionType::Text,
-            "hand".into(),
+            crate::engine::eval::DEFAULT_EVAL.into(),
             now.eval_name.clone(),
             Some("--eval"),
         ),
