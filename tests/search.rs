@@ -202,19 +202,18 @@ fn tune_variant(
     (p, w)
 }
 
-/// The learned weights named by the environment variable `var` (a `checkersbot train` file), if set.
+/// The evaluation named by the environment variable `var` as `--eval` names one (`hand`,
+/// `learned` or a `checkersbot train` file); unset, the default evaluation.
 fn tune_learned(var: &str) -> Option<std::sync::Arc<checkersbot::engine::eval::LearnedWeights>> {
-    let path = std::env::var(var).ok()?;
-    let bytes = std::fs::read(&path).unwrap();
-    Some(std::sync::Arc::new(
-        checkersbot::engine::eval::LearnedWeights::from_bytes(&bytes).unwrap(),
-    ))
+    use checkersbot::engine::eval::{load_eval, DEFAULT_EVAL};
+    let spec = std::env::var(var).unwrap_or_else(|_| DEFAULT_EVAL.to_string());
+    load_eval(&spec).unwrap()
 }
 
 /// A match between two search settings (environment: CB_A and CB_B name variants, CB_NODES the
 /// node budget per move or CB_MS the time per move, CB_GAMES the number of openings, CB_PLIES the
 /// random plies of each opening (default 4), CB_SEED the openings' seed; each opening is played with
-/// both colours; CB_EVAL_A and CB_EVAL_B name learned weights files). Prints A's wins, losses and draws and the Elo of A over B with its 95% margin.
+/// both colours; CB_EVAL_A and CB_EVAL_B name the evaluations as `--eval` does, default `learned`). Prints A's wins, losses and draws and the Elo of A over B with its 95% margin.
 #[test]
 #[ignore]
 fn tune_match() {
@@ -280,7 +279,7 @@ fn tune_match() {
 
 /// Search-variant experiments: nodes to a fixed depth over a few 8x8 positions, and the depth
 /// reached in a fixed time from the start, for the variant `CB_A` (same knobs as `tune_match`;
-/// CB_EVAL_A names learned weights).
+/// CB_EVAL_A names the evaluation as `--eval` does).
 #[test]
 #[ignore]
 fn tune_depth() {
