@@ -360,7 +360,7 @@ pub fn learned_score(w: &LearnedWeights, pos: &AnyPosition) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::{Dense, REGION_ENTRIES};
+    use crate::engine::eval::Dense;
     use crate::learn::data::Outcome;
     use crate::rules::geometry::BoardSize;
 
@@ -390,7 +390,7 @@ mod tests {
     fn the_trainer_recovers_known_weights_from_synthetic_data() {
         let size = BoardSize::S8;
         let per = params_per_phase(size);
-        let base = regions(size) * REGION_ENTRIES;
+        let base = per - crate::engine::eval::DENSE;
         // A known evaluation: material and mobility, different per phase. (Patterns could stand
         // for material on so few positions; the penalty keeps them small.)
         let mut open = vec![0.0f32; per];
@@ -477,6 +477,4 @@ mod tests {
         let k = fit_k(&records);
         assert!((120.0..185.0).contains(&k), "K = {k}");
     }
-
-    use crate::engine::eval::regions;
 }

@@ -9,18 +9,24 @@
 //!   region's table of 6,561 weights. Each region is read twice with the same table: as the player
 //!   sees it (weight added) and, rotated 180 degrees with the colours swapped, as the bot sees it
 //!   (weight subtracted). So a position and its colour-mirrored twin score exact negatives.
+//! - *King squares*: a weight for a king on each playable square, read like the regions: the
+//!   player's kings where they stand (weight added), the bot's on the board turned 180 degrees
+//!   (weight subtracted).
 //! - *Global features*, each the player's count minus the bot's ([`Dense`]): men, kings, men on the
 //!   home row while the enemy has men, men's and kings' steps, runaway men, trapped kings,
-//!   advancement, a trade-down term and the endgame driving of the hand evaluation.
+//!   advancement, a trade-down term, the endgame driving of the hand evaluation, the men's
+//!   balance between the board's halves, and the side to move.
 //!
 //! Every weight exists twice, for the opening and for the endgame; a position's score blends them
 //! by the number of pieces on the board (all pieces: opening; none: endgame).
 //!
-//! **Weights file** (little-endian): the magic `CBEV`, the format version (`u16`, now 1), the board
+//! **Weights file** (little-endian): the magic `CBEV`, the format version (`u16`, now 2), the board
 //! size (`u8`), a zero byte, the number of regions (`u16`), the number of global features (`u16`),
 //! the logistic scale `K` the weights were fitted with (`f32`), an FNV-1a 64 checksum of the
-//! weights (`u64`), eight zero bytes; then the opening weights and the endgame weights, each as
-//! `regions * 6561 + globals` `i16` in eighths of a hundredth of a man.
+//! weights (`u64`), the number of king squares (`u16`), six zero bytes; then the opening weights
+//! and the endgame weights, each as `regions * 6561 + king squares + globals` `i16` in eighths of a
+//! hundredth of a man. Version 1 (no king squares, the first ten global features) is read too:
+//! the weights it lacks are zero.
 
 use super::Evaluator;
 use crate::rules::bitboard::Bits;
@@ -37,7 +43,11 @@ pub const WEIGHT_SCALE: i32 = 8;
 /// The file's magic bytes.
 pub const MAGIC: [u8; 4] = *b"CBEV";
 /// The format version this code writes and reads.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
+/// The first format: no king squares, [`DENSE_V1`] global features.
+const VERSION_1: u16 = 1;
+/// Global features in a version-1 file (the first ten of [`Dense::ALL`]).
+const DENSE_V1: usize = 10;
 const HEADER_LEN: usize = 32;
 
 /// The global features, in their order after the pattern weights.
@@ -63,11 +73,15 @@ pub enum Dense {
     Trade,
     /// The hand evaluation's endgame driving for the side ahead.
     Endgame,
+    /// The difference between the side's men left and right of the middle (its absolute value).
+    Balance,
+    /// The side to move (1 for the player to move, -1 for the bot).
+    ToMove,
 }
 
 impl Dense {
     /// Every global feature, in order.
-    pub const ALL: [Dense; 10] = [
+    pub const ALL: [Dense; 12] = [
         Dense::Men,
         Dense::Kings,
         Dense::BackRank,
@@ -78,6 +92,8 @@ impl Dense {
         Dense::Advance,
         Dense::Trade,
         Dense::Endgame,
+        Dense::Balance,
+        Dense::ToMove,
     ];
 
     /// The starting weight in hundredths of a man (the hand evaluation's, where it has one).
@@ -88,7 +104,7 @@ impl Dense {
             Dense::BackRank => 12.0,
             Dense::ManMobility | Dense::KingMobility => 4.0,
             Dense::Runaway => 30.0,
-            Dense::TrappedKings | Dense::Advance => 0.0,
+            Dense::TrappedKings | Dense::Advance | Dense::Balance | Dense::ToMove => 0.0,
             Dense::Trade => 1200.0 / 64.0,
             Dense::Endgame => 3.0,
         }
@@ -104,9 +120,15 @@ pub fn regions(size: BoardSize) -> usize {
     per_side * per_side
 }
 
-/// Weights of one phase on a board size: the regions' tables, then the global features.
+/// Playable squares on an `n`x`n` board: one king-square weight each.
+pub fn king_squares(size: BoardSize) -> usize {
+    size.n() * size.n() / 2
+}
+
+/// Weights of one phase on a board size: the regions' tables, the king squares, then the global
+/// features.
 pub fn params_per_phase(size: BoardSize) -> usize {
-    regions(size) * REGION_ENTRIES + DENSE
+    regions(size) * REGION_ENTRIES + king_squares(size) + DENSE
 }
 
 /// What is wrong with a weights file.
@@ -217,7 +239,7 @@ impl LearnedWeights {
     /// The starting point of training: the hand evaluation's global weights, empty patterns.
     pub fn initial(size: BoardSize) -> LearnedWeights {
         let mut w = vec![0.0; params_per_phase(size)];
-        let base = regions(size) * REGION_ENTRIES;
+        let base = params_per_phase(size) - DENSE;
         for (i, d) in Dense::ALL.iter().enumerate() {
             w[base + i] = d.initial_cp();
         }
@@ -241,7 +263,8 @@ impl LearnedWeights {
         out.extend_from_slice(&(DENSE as u16).to_le_bytes());
         out.extend_from_slice(&self.k.to_le_bytes());
         out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
-        out.extend_from_slice(&[0; HEADER_LEN - 24]);
+        out.extend_from_slice(&(king_squares(self.size) as u16).to_le_bytes());
+        out.extend_from_slice(&[0; HEADER_LEN - 26]);
         out.extend_from_slice(&payload);
         out
     }
@@ -253,15 +276,26 @@ impl LearnedWeights {
         }
         let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
         let version = u16_at(4);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_1 {
             return Err(WeightsError::Version { found: version });
         }
         let size = BoardSize::from_n(usize::from(bytes[6]))
             .ok_or_else(|| WeightsError::Malformed(format!("board size {}", bytes[6])))?;
-        let (r, d) = (usize::from(u16_at(8)), usize::from(u16_at(10)));
-        if r != regions(size) || d != DENSE {
+        let (r, d, ks) = (
+            usize::from(u16_at(8)),
+            usize::from(u16_at(10)),
+            usize::from(u16_at(24)),
+        );
+        // What the file holds per phase: version 1 has no king squares and fewer globals.
+        let (want_d, want_ks) = if version == VERSION_1 {
+            (DENSE_V1, 0)
+        } else {
+            (DENSE, king_squares(size))
+        };
+        if r != regions(size) || d != want_d || ks != want_ks {
             return Err(WeightsError::Malformed(format!(
-                "{r} regions and {d} global features do not fit {size} (expected {} and {DENSE})",
+                "{r} regions, {ks} king squares and {d} global features do not fit {size} \
+                 (expected {}, {want_ks} and {want_d})",
                 regions(size)
             )));
         }
@@ -270,7 +304,7 @@ impl LearnedWeights {
         sum.copy_from_slice(&bytes[16..24]);
         let expected = u64::from_le_bytes(sum);
         let payload = &bytes[HEADER_LEN..];
-        let per = params_per_phase(size);
+        let per = r * REGION_ENTRIES + ks + d;
         if payload.len() != 4 * per {
             return Err(WeightsError::Malformed(format!(
                 "{} bytes of weights, expected {}",
@@ -286,15 +320,21 @@ impl LearnedWeights {
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
-        Ok(LearnedWeights {
-            size,
-            k,
-            pairs: all[..per]
-                .iter()
-                .zip(&all[per..])
-                .map(|(&o, &e)| [o, e])
-                .collect(),
-        })
+        let stored: Vec<[i16; 2]> = all[..per]
+            .iter()
+            .zip(&all[per..])
+            .map(|(&o, &e)| [o, e])
+            .collect();
+        // Lay the stored weights out as this version does: patterns, king squares, globals; what
+        // an older file lacks is zero.
+        let patterns = r * REGION_ENTRIES;
+        let mut pairs = vec![[0i16; 2]; params_per_phase(size)];
+        pairs[..patterns].copy_from_slice(&stored[..patterns]);
+        let kings_at = patterns;
+        pairs[kings_at..kings_at + ks].copy_from_slice(&stored[patterns..patterns + ks]);
+        let dense_at = patterns + king_squares(size);
+        pairs[dense_at..dense_at + d].copy_from_slice(&stored[patterns + ks..]);
+        Ok(LearnedWeights { size, k, pairs })
     }
 
     /// Reads weights for `size`, refusing weights made for another size.
@@ -322,6 +362,9 @@ impl LearnedWeights {
 #[derive(Clone, Debug, Default)]
 pub(super) struct Regions {
     player: Vec<[u32; 4]>,
+    /// Per bit of the padded layout, the king-square weight a player's king there uses, and the
+    /// one a bot's king there uses (its square on the turned board); 0 off the board.
+    king_square: Vec<[u16; 2]>,
     by_square: Vec<SquareSlot>,
     square_start: Vec<u16>,
 }
@@ -356,6 +399,19 @@ impl Regions {
             r0 += 2;
         }
         out.index_squares(n);
+        let bits = out.square_start.len().saturating_sub(1);
+        out.king_square = vec![[0; 2]; bits];
+        for r in 0..n {
+            for c in 0..n {
+                let Some(sq) = Coord::new(r as u8, c as u8).to_square(n) else {
+                    continue;
+                };
+                let (tr, tc) = (n - 1 - r, n - 1 - c);
+                if let Some(e) = out.king_square.get_mut(usize::from(sq.0)) {
+                    *e = [(r * (n / 2) + c / 2) as u16, (tr * (n / 2) + tc / 2) as u16];
+                }
+            }
+        }
         out
     }
 
@@ -522,7 +578,18 @@ impl<G: Geometry> Evaluator<G> {
             f(base + usize::from(pair[0]), 1);
             f(base + usize::from(pair[1]), -1);
         }
-        let base = self.regions.player.len() * REGION_ENTRIES;
+        let kings_base = self.regions.player.len() * REGION_ENTRIES;
+        for (side, view, sign) in [(Side::Player, 0, 1), (Side::Bot, 1, -1)] {
+            let mut kings = pos.kings_of(side);
+            while !kings.is_empty() {
+                let bit = kings.lowest() as usize;
+                kings = kings.clear_lowest();
+                if let Some(e) = self.regions.king_square.get(bit) {
+                    f(kings_base + usize::from(e[view]), sign);
+                }
+            }
+        }
+        let base = kings_base + G::N * G::N / 2;
         let d = |side: Side| self.dense(pos, side);
         let (dp, db) = (d(Side::Player), d(Side::Bot));
         for i in 0..DENSE {
@@ -543,6 +610,10 @@ impl<G: Geometry> Evaluator<G> {
         if lead != 0 && pieces > 0 {
             f(base + Dense::Trade as usize, lead * 64 / pieces);
         }
+        f(
+            base + Dense::ToMove as usize,
+            if pos.side == Side::Player { 1 } else { -1 },
+        );
         let lead_cp = self.material(pos, Side::Player) - self.material(pos, Side::Bot);
         if lead_cp.abs() >= self.w.man / 2 {
             let few = pieces as usize <= G::N || (pos.kings & pos.occupied()) == pos.occupied();
@@ -559,7 +630,8 @@ impl<G: Geometry> Evaluator<G> {
         }
     }
 
-    /// One side's global feature counts (trade and endgame are left at 0: see [`Self::features`]).
+    /// One side's global feature counts (trade, endgame and the side to move are left at 0: see
+    /// [`Self::features`]).
     fn dense(&self, pos: &Position<G>, side: Side) -> [i32; DENSE] {
         let men = pos.men(side);
         let kings = pos.kings_of(side);
@@ -588,6 +660,8 @@ impl<G: Geometry> Evaluator<G> {
         out[Dense::KingMobility as usize] = km as i32;
         out[Dense::TrappedKings as usize] = (kings & !free).popcount() as i32;
         out[Dense::Runaway as usize] = self.runaways(pos, side);
+        let left = (men & self.left_half).popcount() as i32;
+        out[Dense::Balance as usize] = (2 * left - men.popcount() as i32).abs();
         out[Dense::Advance as usize] = self.adv_planes[side.index()]
             .iter()
             .enumerate()
@@ -678,6 +752,84 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("corrupt"), "{e}");
+    }
+
+    #[test]
+    fn a_king_reads_its_square_and_the_bot_reads_the_turned_board() {
+        let ev = Evaluator::<G8>::new(super::super::Weights::default());
+        let size = BoardSize::S8;
+        let kings_base = regions(size) * REGION_ENTRIES;
+        let mut pos = Position::<G8>::initial(Side::Player);
+        for r in 0..8u8 {
+            for c in 0..8u8 {
+                if let Some(sq) = Coord::new(r, c).to_square(8) {
+                    pos.put(sq, None);
+                }
+            }
+        }
+        let put = |pos: &mut Position<G8>, r: u8, c: u8, side: Side| {
+            let sq = Coord::new(r, c)
+                .to_square(8)
+                .unwrap_or_else(|| unreachable!("a playable square"));
+            pos.put(sq, Some(crate::rules::position::Piece { side, king: true }));
+        };
+        // The player's king on row 3, column 2 (square 3 * 4 + 1); the bot's on row 0, column 1,
+        // which is row 7, column 6 on the turned board (square 7 * 4 + 3).
+        put(&mut pos, 3, 2, Side::Player);
+        put(&mut pos, 0, 1, Side::Bot);
+        let mut seen = Vec::new();
+        ev.features(&pos, &mut |i, v| {
+            if (kings_base..kings_base + king_squares(size)).contains(&i) {
+                seen.push((i - kings_base, v));
+            }
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, vec![(13, 1), (31, -1)]);
+    }
+
+    /// A version-1 file (no king squares, ten global features) of `w`'s other weights.
+    fn version_1_bytes(w: &LearnedWeights) -> Vec<u8> {
+        let patterns = regions(w.size) * REGION_ENTRIES;
+        let dense_at = params_per_phase(w.size) - DENSE;
+        let mut payload = Vec::new();
+        for phase in 0..2 {
+            let kept = (0..patterns).chain(dense_at..dense_at + DENSE_V1);
+            for i in kept {
+                payload.extend_from_slice(&w.pairs[i][phase].to_le_bytes());
+            }
+        }
+        let mut out = Vec::new();
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION_1.to_le_bytes());
+        out.extend_from_slice(&[w.size.n() as u8, 0]);
+        out.extend_from_slice(&(regions(w.size) as u16).to_le_bytes());
+        out.extend_from_slice(&(DENSE_V1 as u16).to_le_bytes());
+        out.extend_from_slice(&w.k.to_le_bytes());
+        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        out.extend_from_slice(&[0; HEADER_LEN - 24]);
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    #[test]
+    fn version_1_files_read_with_the_weights_they_lack_at_zero() {
+        for size in [BoardSize::S8, BoardSize::S10] {
+            let w = sample_weights(size);
+            let old = LearnedWeights::from_bytes(&version_1_bytes(&w)).unwrap();
+            let patterns = regions(size) * REGION_ENTRIES;
+            let dense_at = params_per_phase(size) - DENSE;
+            assert_eq!(old.len(), w.len());
+            for i in 0..w.len() {
+                let expected = if i < patterns || (dense_at..dense_at + DENSE_V1).contains(&i) {
+                    w.pairs[i]
+                } else {
+                    [0, 0]
+                };
+                assert_eq!(old.pairs[i], expected, "weight {i} on {size}");
+            }
+            // Written again, it is a version-2 file that reads back the same.
+            assert_eq!(LearnedWeights::from_bytes(&old.to_bytes()), Ok(old));
+        }
     }
 
     /// The bot's view read square by square from the coordinates: the region turned 180 degrees,

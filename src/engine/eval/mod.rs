@@ -23,7 +23,7 @@
 mod learned;
 
 pub use learned::{
-    params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, MAX_SLOTS,
+    king_squares, params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, MAX_SLOTS,
     REGION_ENTRIES, WEIGHT_SCALE,
 };
 
@@ -209,6 +209,8 @@ pub struct Evaluator<G: Geometry> {
     centre: G::B,
     /// Double-corner squares (top-left and bottom-right: A1, B0 and their mirror images).
     double_corners: G::B,
+    /// The columns left of the middle (for the learned evaluation's balance of the men).
+    left_half: G::B,
     coords: Vec<Coord>,
     /// The learned evaluation's regions.
     regions: learned::Regions,
@@ -227,6 +229,7 @@ impl<G: Geometry> Evaluator<G> {
         let mut rows = vec![G::B::ZERO; n];
         let mut centre = G::B::ZERO;
         let mut double_corners = G::B::ZERO;
+        let mut left_half = G::B::ZERO;
         let mut coords = vec![Coord::new(0, 0); 128];
         for (r, row_mask) in rows.iter_mut().enumerate() {
             for c in 0..n {
@@ -235,6 +238,9 @@ impl<G: Geometry> Evaluator<G> {
                     let bit = G::B::bit(sq.0 as u32);
                     *row_mask |= bit;
                     coords[sq.0 as usize] = co;
+                    if c < n / 2 {
+                        left_half |= bit;
+                    }
                     let lo = n / 4;
                     let hi = n - 1 - n / 4;
                     if r >= lo && r <= hi && c >= lo && c <= hi {
@@ -269,6 +275,7 @@ impl<G: Geometry> Evaluator<G> {
             rows,
             centre,
             double_corners,
+            left_half,
             coords,
             regions: learned::Regions::new(n),
             learned: None,
