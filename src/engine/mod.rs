@@ -96,7 +96,7 @@ pub struct EngineConfig {
     /// Hand evaluation weights (also the fallback on sizes the learned weights are not for).
     pub weights: Weights,
     /// Learned evaluation weights; when set they evaluate positions of their board size. The
-    /// default is the built-in 8x8 weights ([`eval::built_in`]); `None` is the hand evaluation.
+    /// default is the built-in 8x8 weights ([`eval::default_learned`]); `None` is the hand evaluation.
     pub learned: Option<Arc<LearnedWeights>>,
     /// Seed for choosing among equally good moves; `None` always takes the first.
     pub seed: Option<u64>,
@@ -110,7 +110,7 @@ impl Default for EngineConfig {
             hash_mb: 16,
             threads: 1,
             weights: Weights::default(),
-            learned: eval::built_in(),
+            learned: eval::default_learned(),
             seed: None,
             egdb: None,
         }

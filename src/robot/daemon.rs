@@ -130,7 +130,7 @@ impl Default for Settings {
             colour_only: false,
             rotated: false,
             info: InfoMode::Iterations,
-            learned: crate::engine::eval::built_in(),
+            learned: crate::engine::eval::default_learned(),
             egdb: None,
             timing: true,
             transcript: false,

@@ -330,8 +330,7 @@ impl LearnedWeights {
         let patterns = r * REGION_ENTRIES;
         let mut pairs = vec![[0i16; 2]; params_per_phase(size)];
         pairs[..patterns].copy_from_slice(&stored[..patterns]);
-        let kings_at = patterns;
-        pairs[kings_at..kings_at + ks].copy_from_slice(&stored[patterns..patterns + ks]);
+        pairs[patterns..patterns + ks].copy_from_slice(&stored[patterns..patterns + ks]);
         let dense_at = patterns + king_squares(size);
         pairs[dense_at..dense_at + d].copy_from_slice(&stored[patterns + ks..]);
         Ok(LearnedWeights { size, k, pairs })
@@ -589,7 +588,7 @@ impl<G: Geometry> Evaluator<G> {
                 }
             }
         }
-        let base = kings_base + G::N * G::N / 2;
+        let base = kings_base + king_squares(G::SIZE);
         let d = |side: Side| self.dense(pos, side);
         let (dp, db) = (d(Side::Player), d(Side::Bot));
         for i in 0..DENSE {
