@@ -4,6 +4,7 @@
 
 use checkersbot::engine::egdb::build::{build, BuildOptions, BuildReport};
 use checkersbot::engine::egdb::index::SliceKey;
+use checkersbot::engine::egdb::store::{write_slice_version, SliceFile, VERSION};
 use checkersbot::engine::egdb::{Egdb, Value};
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::geometry::{BoardSize, G8};
@@ -450,7 +451,28 @@ fn fnv1a(data: &[u8]) -> u64 {
     h
 }
 
-/// Rewrites a slice file's format version (and its header checksum to match).
+/// Writes a slice file again in an older format version, as an older program wrote it.
+fn rewrite_as(path: &std::path::Path, version: u32) {
+    let f = SliceFile::open(path).expect("open");
+    let values = f.read_all().expect("read");
+    let mut h = f.header.clone();
+    drop(f);
+    write_slice_version(path, &mut h, &values, version).expect("write");
+    assert_eq!(
+        SliceFile::open(path).expect("reopen").header.version,
+        version
+    );
+}
+
+/// Whether two values agree, distances aside (a slice rewritten without them reads as unknown).
+fn same_value(a: Value, b: Value) -> bool {
+    match (a, b) {
+        (Value::Win(_), Value::Win(_)) | (Value::Loss(_), Value::Loss(_)) => true,
+        (a, b) => a == b,
+    }
+}
+
+/// Relabels a slice file's format version (and its header checksum to match).
 fn set_version(path: &std::path::Path, version: u32) {
     let mut b = std::fs::read(path).expect("read");
     b[4..8].copy_from_slice(&version.to_le_bytes());
@@ -481,7 +503,7 @@ fn old_and_wrong_versions_are_refused_and_old_ones_converted_by_build() {
         .collect();
     drop(reference);
     for f in &files {
-        set_version(f, 1);
+        rewrite_as(f, 1);
     }
     let e = Egdb::open(&dir, 4).expect_err("old format").to_string();
     assert!(
@@ -499,19 +521,62 @@ fn old_and_wrong_versions_are_refused_and_old_ones_converted_by_build() {
     let db = Egdb::open(&dir, 4).expect("open converted");
     for (p, v) in &probes {
         let got = db.probe(p).expect("converted");
-        let same = match (v, got) {
-            (Value::Win(_), Value::Win(_)) | (Value::Loss(_), Value::Loss(_)) => true,
-            (a, b) => *a == b,
-        };
-        assert!(same, "{} {v:?} {got:?}", Grid::from_position(p).to_line());
+        assert!(
+            same_value(*v, got),
+            "{} {v:?} {got:?}",
+            Grid::from_position(p).to_line()
+        );
     }
-    // A version from the future is refused naming both versions.
+    // A version from the future is refused naming the versions read.
     set_version(&files[0], 7);
     let e = Egdb::open(&dir, 4).expect_err("future format").to_string();
     assert!(
-        e.contains("format version 7") && e.contains("version 2"),
+        e.contains("format version 7") && e.contains(&format!("1 to {VERSION}")),
         "{e}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn version_2_files_are_probed_as_they_are_and_converted_by_build() {
+    // Version 2 had blocks four times as large; the values are the same.
+    let dir = temp_dir("v2");
+    let first = build_with(BoardSize::S8, 3, &dir, 2, false);
+    let reference = Egdb::open(&dir, 4).expect("open");
+    let probes: Vec<(Position<G8>, Value)> = first
+        .slices
+        .iter()
+        .flat_map(|h| slice_positions(&h.key).into_iter().step_by(5))
+        .filter(|p| !p.has_capture())
+        .map(|p| (p, reference.probe(&p).expect("stored")))
+        .collect();
+    drop(reference);
+    let files: Vec<PathBuf> = first
+        .slices
+        .iter()
+        .map(|h| dir.join("8x8").join(h.key.file_name()))
+        .collect();
+    for f in &files {
+        rewrite_as(f, 2);
+    }
+    let check = |what: &str| {
+        let db = Egdb::open(&dir, 1).expect(what);
+        for (p, v) in &probes {
+            assert_eq!(
+                db.probe(p),
+                Some(*v),
+                "{what}: {}",
+                Grid::from_position(p).to_line()
+            );
+        }
+    };
+    check("version 2");
+    let second = build_with(BoardSize::S8, 3, &dir, 2, false);
+    assert_eq!((second.converted, second.resumed), (files.len(), 0));
+    for f in &files {
+        assert_eq!(SliceFile::open(f).expect("open").header.version, VERSION);
+    }
+    check("converted");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

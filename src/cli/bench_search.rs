@@ -4,7 +4,8 @@
 //! depth, each with a fresh engine on one thread, and the total node count is printed: it is the
 //! search's signature, and changes only when the search or the evaluation changes. Options add:
 //! the depth reached in a fixed time from the 8x8 start, the deadline overshoot over many short
-//! searches, the speed-up from one to two threads, and the process's peak memory.
+//! searches, the speed-up from one to two threads, the process's peak memory, and the search's
+//! speed in endgames with and without an endgame database (`--egdb DIR`).
 
 use anyhow::{anyhow, bail, Result};
 use checkersbot::engine::{Engine, EngineConfig, Limits, SearchResult};
@@ -13,7 +14,9 @@ use checkersbot::rules::board::Grid;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use clap::Args;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The bench positions: one-line board form and side to move. Found by short seeded self-play from
@@ -30,6 +33,15 @@ pub const POSITIONS: [&str; 11] = [
     "_b_b_b_b_b/b_b_b_b_b_/_______b__/b_b_b_b___/_b___b_b_b/p_______p_/_p_p_p_p_p/__p_p_p___/___p_p_p_p/p_p_p_p_p_ p",
     "_b_b_b_b_b_b/b_b_____b_b_/_b_b_b_b_b_b/b_b_b_b_b_b_/___b_b___b_b/b_____b_____/_p_p___p____/p_p_p___p_p_/_______p_p_p/p_p_p_p_p___/_p_p_p_p_p_p/p_p_p_p_p_p_ p",
     "_b_b_b_b_b_b/b_____b_b_b_/___b_b_b_b_b/__b_b_b_b_b_/___b___b___b/____________/___p_____p_b/p_____p_p___/_p_p___p_p_p/p_p_p_p_p_p_/_________p_p/p_p_p_p_p_p_ p",
+];
+
+/// 8x8 endgames for `--egdb` (7 to 10 pieces: a 6-piece database decides many of their lines
+/// but not the root): one-line board form and side to move.
+pub const ENDGAMES: [&str; 4] = [
+    "___b_b__/__b_____/________/________/________/__p_p___/_p______/p_______ p",
+    "_b_b_B__/________/___b____/________/________/____p___/________/P___p_p_ b",
+    "_b_b____/________/___b_b__/________/________/__p_p___/________/____p_p_ b",
+    "_b_b____/b_______/___b_b__/________/________/__p_p___/_______p/____p_p_ b",
 ];
 
 /// Arguments of `bench search`.
@@ -63,11 +75,23 @@ pub struct SearchBenchArgs {
     /// Everything: --depth-in-time, --deadline-runs 100, --threads-speedup and --rss.
     #[arg(long)]
     pub all: bool,
+    /// Also measure nodes per second in endgames (6 to 10 pieces) with this endgame database
+    /// against none: each position is searched for --egdb-movetime without the database, then
+    /// with it twice (fresh engines; the first search reads the database's blocks, the second
+    /// finds them in its cache, as a game's later moves do).
+    #[arg(long)]
+    pub egdb: Option<PathBuf>,
+    /// Time of each search of --egdb, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub egdb_movetime: u64,
+    /// The database's block cache for --egdb, MiB.
+    #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
+    pub egdb_cache: usize,
 }
 
-/// The bench positions, parsed.
-pub fn positions() -> Result<Vec<AnyPosition>> {
-    POSITIONS
+/// Parses bench position lines.
+fn parse(lines: &[&str]) -> Result<Vec<AnyPosition>> {
+    lines
         .iter()
         .map(|text| {
             let (line, side) = text.split_once(' ').unwrap_or((text, "p"));
@@ -75,6 +99,11 @@ pub fn positions() -> Result<Vec<AnyPosition>> {
             Ok(AnyPosition::from_grid(&Grid::parse_line(line)?, side))
         })
         .collect()
+}
+
+/// The bench positions, parsed.
+pub fn positions() -> Result<Vec<AnyPosition>> {
+    parse(&POSITIONS)
 }
 
 fn depth_for(pos: &AnyPosition, depth: u32) -> u32 {
@@ -149,6 +178,9 @@ pub fn run(args: &SearchBenchArgs) -> Result<()> {
     if args.threads_speedup || args.all {
         speedup(args, &positions);
     }
+    if let Some(dir) = &args.egdb {
+        endgame_speed(args, dir)?;
+    }
     if args.rss || args.all {
         match peak_rss_kib() {
             Some(kib) => println!(
@@ -159,6 +191,57 @@ pub fn run(args: &SearchBenchArgs) -> Result<()> {
             None => println!("rss peak unknown (no /proc/self/status)"),
         }
     }
+    Ok(())
+}
+
+/// Nodes per second in the endgames without and with a database (see [`SearchBenchArgs::egdb`]).
+fn endgame_speed(args: &SearchBenchArgs, dir: &std::path::Path) -> Result<()> {
+    let db = Arc::new(
+        checkersbot::engine::egdb::Egdb::open(dir, args.egdb_cache)
+            .map_err(|e| anyhow!("--egdb {e}"))?,
+    );
+    let limits = Limits {
+        movetime: Some(Duration::from_millis(args.egdb_movetime)),
+        ..Limits::default()
+    };
+    let names = ["without", "with, first", "with, again"];
+    // Nodes and seconds per column, over every position.
+    let mut totals = [(0u64, 0f64); 3];
+    for (i, (pos, text)) in parse(&ENDGAMES)?.iter().zip(ENDGAMES).enumerate() {
+        let board = text.split(' ').next().unwrap_or_default();
+        let pieces = board.chars().filter(|c| c.is_ascii_alphabetic()).count();
+        let mut line = format!("endgame {} ({pieces} pieces):", i + 1);
+        for (k, name) in names.iter().enumerate() {
+            let mut engine = Engine::new(EngineConfig {
+                hash_mb: args.hash,
+                egdb: (k > 0).then(|| db.clone()),
+                ..EngineConfig::default()
+            });
+            let r = search(&mut engine, pos, &limits);
+            let secs = r.info.time.as_secs_f64().max(1e-9);
+            totals[k].0 += r.info.nodes;
+            totals[k].1 += secs;
+            line += &format!(
+                " {name} {:.2} M nps depth {}{}",
+                r.info.nodes as f64 / secs / 1e6,
+                r.info.depth,
+                if k < 2 { ";" } else { "" }
+            );
+        }
+        println!("{line}");
+    }
+    let nps: Vec<f64> = totals
+        .iter()
+        .map(|&(n, t)| n as f64 / t.max(1e-9))
+        .collect();
+    println!(
+        "endgames: without {:.2} M nps; with the database {:.2} M ({:+.1}%) reading it, {:.2} M ({:+.1}%) again",
+        nps[0] / 1e6,
+        nps[1] / 1e6,
+        (nps[1] / nps[0] - 1.0) * 100.0,
+        nps[2] / 1e6,
+        (nps[2] / nps[0] - 1.0) * 100.0
+    );
     Ok(())
 }
 

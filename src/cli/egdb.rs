@@ -145,7 +145,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     let secs = start.elapsed().as_secs_f64();
     let positions: u64 = report.slices.iter().map(|h| h.positions).sum();
     println!(
-        "built {} up to {} pieces in {}: {} slices ({} found built, {} converted from format version 1), {} positions, {:.1} MB on disk, {:.1} s",
+        "built {} up to {} pieces in {}: {} slices ({} found built, {} converted from an older format version), {} positions, {:.1} MB on disk, {:.1} s",
         size,
         a.pieces,
         dir.display(),

@@ -213,9 +213,9 @@ pub struct Searcher<'a, G: Geometry> {
 /// Entries of [`Searcher`]'s memo of static evaluations.
 const EVAL_MEMO: usize = 1 << 14;
 
-/// Entries of [`Searcher`]'s memo of database answers (4 MiB: in a 6-piece ending most nodes
-/// probe, and a probe that misses the block cache costs a block's decompression).
-const EGDB_MEMO: usize = 1 << 18;
+/// Entries of [`Searcher`]'s memo of database answers (512 KiB, within the core's own cache: a
+/// larger memo answered more probes but each of them from main memory).
+const EGDB_MEMO: usize = 1 << 15;
 
 /// One step of a xorshift64 generator (the state must not be 0).
 pub fn xorshift(mut x: u64) -> u64 {

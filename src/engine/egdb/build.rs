@@ -102,7 +102,7 @@ pub struct BuildReport {
     pub slices: Vec<SliceHeader>,
     /// Slices found built and not built again.
     pub resumed: usize,
-    /// Slices found built in format version 1 and rewritten in the current format.
+    /// Slices found built in an older format version and rewritten in the current one.
     pub converted: usize,
     /// Bytes on disk of all slice files.
     pub bytes: u64,
@@ -329,7 +329,8 @@ fn restore_captures<G: Geometry>(
 }
 
 /// The pair's slices as found on disk, if every one is there, reads back whole and stores what
-/// this build would (distances or not); with the number of them rewritten from format version 1.
+/// this build would (distances or not); with the number of them rewritten from an older format
+/// version.
 /// Don't-care values are replaced by the true ones, which later slices read.
 fn load_built<G: Geometry>(
     opts: &BuildOptions,
@@ -359,7 +360,7 @@ fn load_built<G: Geometry>(
                 return None;
             }
         };
-        if h.version == VERSION && h.wld_only != wld_only {
+        if h.version >= 2 && h.wld_only != wld_only {
             tracing::info!(
                 "{}: {} distances; building again",
                 path.display(),
@@ -372,7 +373,7 @@ fn load_built<G: Geometry>(
             out.push((h, v));
             continue;
         }
-        let mask = match restore_captures::<G>(key, &mut v, solved, !old) {
+        let mask = match restore_captures::<G>(key, &mut v, solved, h.dont_care) {
             Ok(m) if !opts.store_captures => m,
             Ok(_) => Vec::new(),
             Err(e) => {

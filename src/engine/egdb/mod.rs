@@ -16,7 +16,7 @@
 //!   position in its slice;
 //! - [`build`]: the retrograde analysis, slice by slice, on all cores, with resumption and a
 //!   check of every value against its successors;
-//! - [`store`]: the slice files (format version 2): don't-care values for positions with a
+//! - [`store`]: the slice files (format version 3): don't-care values for positions with a
 //!   capture pending, a byte or two bits per value, compressed blocks, each with a checksum;
 //! - [`probe`]: an opened database: positions in, values out, through a block cache under a
 //!   memory cap.
@@ -39,7 +39,7 @@ pub enum EgdbError {
     #[error("{0}: damaged endgame database file: {1}")]
     Corrupt(PathBuf, String),
     /// A slice file of an older format.
-    #[error("{0}: endgame database format version {1}, this program reads version {v}; convert it by running `checkersbot egdb build` again with the same --size and --pieces on this directory (old files are read and rewritten)", v = store::VERSION)]
+    #[error("{0}: endgame database format version {1}, the search reads versions {min} to {v}; convert it by running `checkersbot egdb build` again with the same --size and --pieces on this directory (old files are read and rewritten)", min = store::PROBE_MIN_VERSION, v = store::VERSION)]
     OldFormat(PathBuf, u32),
     /// The directory holds no slice of any size.
     #[error("{0}: no endgame database here (build one with `checkersbot egdb build`)")]

@@ -6,7 +6,7 @@
 //! slices with fewer pieces; the search never asks for them ([`Egdb::probe_quiet`]).
 
 use super::index::{index_of, key_of, normalize, SliceKey};
-use super::store::{size_dir, SliceFile, BLOCK_BYTES, VERSION};
+use super::store::{size_dir, SliceFile, PROBE_MIN_VERSION};
 use super::{EgdbError, Value};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::bitboard::Bits;
@@ -23,9 +23,12 @@ pub const DEFAULT_CACHE_MB: usize = 64;
 /// block's id by a multiplicative hash, so a hit costs one lock and the block's byte, with no
 /// table to search (the search probes at most nodes of a database ending; a hash map and an
 /// `Arc` per hit made each probe three memory misses, not one).
+/// A block read replaces the older of the two and reuses its buffer (no allocation once the
+/// cache is full).
 #[derive(Default)]
 struct CacheSet {
-    ways: [(u64, Option<Box<[u8]>>); 2],
+    /// Block id and bytes; an empty buffer is an empty way (no block is empty).
+    ways: [(u64, Vec<u8>); 2],
 }
 
 impl CacheSet {
@@ -34,14 +37,8 @@ impl CacheSet {
     fn get(&self, id: u64) -> Option<&[u8]> {
         self.ways
             .iter()
-            .find(|w| w.0 == id)
-            .and_then(|w| w.1.as_deref())
-    }
-
-    /// Puts a block first, dropping the older of the two.
-    fn put(&mut self, id: u64, block: Box<[u8]>) {
-        self.ways.swap(0, 1);
-        self.ways[0] = (id, Some(block));
+            .find(|w| w.0 == id && !w.1.is_empty())
+            .map(|w| w.1.as_slice())
     }
 }
 
@@ -108,7 +105,7 @@ impl Egdb {
                 }
                 for p in paths {
                     let f = SliceFile::open(&p)?;
-                    if f.header.version != VERSION {
+                    if f.header.version < PROBE_MIN_VERSION {
                         return Err(EgdbError::OldFormat(p, f.header.version));
                     }
                     if f.header.key.size != size {
@@ -128,8 +125,15 @@ impl Egdb {
         if !any {
             return Err(EgdbError::Empty(dir.to_path_buf()));
         }
-        // Sets of two blocks within the cap (at least 4 sets).
-        let cap_sets = ((cache_mb.max(1) << 20) / BLOCK_BYTES / 2).max(4);
+        // Sets of two blocks within the cap (at least 4 sets), counting every block as the
+        // largest there is.
+        let largest = sizes
+            .iter()
+            .flat_map(|s| s.slices.iter())
+            .map(|f| f.block_bytes())
+            .max()
+            .unwrap_or(1);
+        let cap_sets = ((cache_mb.max(1) << 20) / largest / 2).max(4);
         let sets = 1usize << (usize::BITS - 1 - cap_sets.leading_zeros());
         Ok(Egdb {
             dir: dir.to_path_buf(),
@@ -166,25 +170,22 @@ impl Egdb {
         let id = ((size_index(size) as u64) << 56) | ((n as u64) << 32) | block as u64;
         let bits = self.sets.len().trailing_zeros();
         let set = &self.sets[(id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize];
-        {
-            let s = set.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(b) = s.get(id) {
-                return enc.code_at(b, idx as usize % per);
-            }
+        let mut s = set.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = s.get(id) {
+            return enc.code_at(b, idx as usize % per);
         }
-        let values = match file.read_block(block) {
-            Ok(v) => v.into_boxed_slice(),
-            Err(e) => {
-                if !self.warned.swap(true, Ordering::Relaxed) {
-                    tracing::warn!("{e}; positions there are searched without the database");
-                }
-                return None;
+        // A miss: the block is read into the older way's buffer, under the set's lock (other
+        // threads wait only for this set).
+        let mut buf = std::mem::take(&mut s.ways[1].1);
+        if let Err(e) = file.read_block_into(block, &mut buf) {
+            if !self.warned.swap(true, Ordering::Relaxed) {
+                tracing::warn!("{e}; positions there are searched without the database");
             }
-        };
-        let c = enc.code_at(&values, idx as usize % per);
-        set.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .put(id, values);
+            return None;
+        }
+        let c = enc.code_at(&buf, idx as usize % per);
+        s.ways.swap(0, 1);
+        s.ways[0] = (id, buf);
         c
     }
 
