@@ -538,6 +538,30 @@ fn old_and_wrong_versions_are_refused_and_old_ones_converted_by_build() {
 }
 
 #[test]
+fn a_resident_database_answers_as_one_read_block_by_block() {
+    // Under a cap below its decompressed size a database is read block by block; at or above
+    // it every slice is decompressed when opened. Both must give every value alike.
+    for (dir, report, _) in [db8(), db8_wld()] {
+        let blocks = Egdb::open(dir, 1).expect("open");
+        let resident = Egdb::open(dir, 1024).expect("open");
+        assert!(!blocks.is_resident() && resident.is_resident());
+        let mut probes = 0;
+        for h in &report.slices {
+            for p in slice_positions(&h.key).into_iter().step_by(3) {
+                assert_eq!(
+                    blocks.probe(&p),
+                    resident.probe(&p),
+                    "{}",
+                    Grid::from_position(&p).to_line()
+                );
+                probes += 1;
+            }
+        }
+        assert!(probes > 1_000_000, "{probes}");
+    }
+}
+
+#[test]
 fn version_2_files_are_probed_as_they_are_and_converted_by_build() {
     // Version 2 had blocks four times as large; the values are the same.
     let dir = temp_dir("v2");

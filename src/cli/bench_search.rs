@@ -196,9 +196,24 @@ pub fn run(args: &SearchBenchArgs) -> Result<()> {
 
 /// Nodes per second in the endgames without and with a database (see [`SearchBenchArgs::egdb`]).
 fn endgame_speed(args: &SearchBenchArgs, dir: &std::path::Path) -> Result<()> {
+    let start = Instant::now();
     let db = Arc::new(
         checkersbot::engine::egdb::Egdb::open(dir, args.egdb_cache)
             .map_err(|e| anyhow!("--egdb {e}"))?,
+    );
+    let opened = start.elapsed();
+    println!(
+        "endgame database {} (opened in {:.2} s): {}",
+        dir.display(),
+        opened.as_secs_f64(),
+        if db.is_resident() {
+            "resident (every slice decompressed in memory)".to_string()
+        } else {
+            format!(
+                "blocks read on demand through a {} MiB cache",
+                args.egdb_cache
+            )
+        }
     );
     let limits = Limits {
         movetime: Some(Duration::from_millis(args.egdb_movetime)),

@@ -3,7 +3,7 @@
 use super::common::{parse_side, PositionArgs};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::build::{build, BuildOptions, Progress, DEFAULT_DTC_PIECES};
-use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
+use checkersbot::engine::egdb::probe::ON_DEMAND_CACHE_MB;
 use checkersbot::engine::egdb::store::Encoding;
 use checkersbot::engine::egdb::{default_dir, Egdb};
 use checkersbot::rules::any_size::AnyPosition;
@@ -161,7 +161,8 @@ fn run_build(a: &BuildArgs) -> Result<()> {
 
 fn open(dir: &Option<PathBuf>) -> Result<Egdb> {
     let dir = resolve_dir(dir)?;
-    Egdb::open(&dir, DEFAULT_CACHE_MB).map_err(|e| anyhow!(e))
+    // Probing from the command line reads blocks on demand: a few probes need no resident copy.
+    Egdb::open(&dir, ON_DEMAND_CACHE_MB).map_err(|e| anyhow!(e))
 }
 
 fn probe_line(db: &Egdb, pos: &AnyPosition, best: bool) -> String {

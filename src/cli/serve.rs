@@ -71,6 +71,11 @@ pub struct DaemonArgs {
     /// ~/.cache/checkersbot/egdb if a database is there; replay: none].
     #[arg(long)]
     pub egdb: Option<String>,
+    /// Memory for the endgame database, MiB: a database whose values fit is held decompressed
+    /// in memory (fastest); a larger one is read block by block through a cache of this size
+    /// (also for `set egdb`).
+    #[arg(long, default_value_t = DEFAULT_CACHE_MB)]
+    pub egdb_cache: usize,
     /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds
     /// (e.g. 300+3, 2+0.05, 40/600+0), as `set clock`.
     #[arg(long, value_name = "TIME_CONTROL")]
@@ -110,7 +115,7 @@ impl DaemonArgs {
         s.learned = super::common::load_eval(&self.eval)?;
         s.eval_name = self.eval.clone();
         if let Some(spec) = &self.egdb {
-            s.egdb = super::common::load_egdb(Some(spec), DEFAULT_CACHE_MB)?;
+            s.egdb = super::common::load_egdb(Some(spec), self.egdb_cache)?;
             s.egdb_dir = s.egdb.as_ref().map(|_| std::path::PathBuf::from(spec));
         }
         if let Some(layout) = &self.layout {
@@ -170,7 +175,7 @@ pub struct ServeArgs {
 pub fn run(args: &ServeArgs) -> Result<()> {
     let mut settings = args.daemon.settings(Settings::default())?;
     if args.daemon.egdb.is_none() {
-        settings.egdb = super::common::load_egdb(None, DEFAULT_CACHE_MB)?;
+        settings.egdb = super::common::load_egdb(None, args.daemon.egdb_cache)?;
         settings.egdb_dir = settings
             .egdb
             .as_ref()

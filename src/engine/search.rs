@@ -324,7 +324,8 @@ impl<'a, G: Geometry> Searcher<'a, G> {
     /// capture pending).
     pub fn set_egdb(&mut self, egdb: Option<&'a Egdb>) {
         self.egdb = egdb;
-        if egdb.is_some() && self.egdb_memo.is_empty() {
+        // A resident database answers faster than the memo could.
+        if egdb.is_some_and(|db| !db.is_resident()) && self.egdb_memo.is_empty() {
             // An empty slot holds the key u64::MAX: like a table entry, a position whose key
             // collides (one chance in 2^64) would read a wrong value.
             self.egdb_memo = vec![(u64::MAX, Value::Draw); EGDB_MEMO];
@@ -334,6 +335,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
     /// The database's value of a position (through the memo).
     #[inline]
     fn egdb_value(&mut self, db: &Egdb, pos: &Position<G>) -> Option<Value> {
+        if self.egdb_memo.is_empty() {
+            return db.probe_quiet(pos);
+        }
         let slot = (pos.hash as usize) & (EGDB_MEMO - 1);
         if let Some(&(k, v)) = self.egdb_memo.get(slot) {
             if k == pos.hash {

@@ -113,6 +113,8 @@ pub struct Settings {
     pub eval_name: String,
     /// The endgame database's directory, for `options`.
     pub egdb_dir: Option<PathBuf>,
+    /// The memory cap of a database opened by `set egdb`, MiB (see [`Egdb::open`]).
+    pub egdb_cache_mb: usize,
     /// Where finished and abandoned games are written (`None`: nowhere).
     pub record: Option<PathBuf>,
 }
@@ -141,6 +143,7 @@ impl Default for Settings {
             seed: 1,
             eval_name: crate::engine::eval::DEFAULT_EVAL.into(),
             egdb_dir: None,
+            egdb_cache_mb: DEFAULT_CACHE_MB,
             record: None,
         }
     }
@@ -550,7 +553,7 @@ impl Daemon {
             Command::Set(SetOption::Egdb(spec)) => {
                 let db = match spec.as_str() {
                     "off" | "none" => Ok(None),
-                    dir => Egdb::open(std::path::Path::new(dir), DEFAULT_CACHE_MB)
+                    dir => Egdb::open(std::path::Path::new(dir), self.settings.egdb_cache_mb)
                         .map(|db| Some(Arc::new(db))),
                 };
                 match db {

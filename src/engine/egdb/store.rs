@@ -491,6 +491,22 @@ impl SliceFile {
         Ok(())
     }
 
+    /// Bytes of the slice's values decompressed (laid out by its encoding).
+    pub fn decompressed_bytes(&self) -> usize {
+        (self.header.entries as usize).div_ceil(self.header.encoding.per_byte())
+    }
+
+    /// The slice's values decompressed, laid out by its encoding (checks every block).
+    pub fn read_raw(&self) -> Result<Vec<u8>, EgdbError> {
+        let mut out = Vec::with_capacity(self.decompressed_bytes());
+        let mut buf = Vec::new();
+        for i in 0..self.blocks.len() {
+            self.read_block_into(i, &mut buf)?;
+            out.extend_from_slice(&buf);
+        }
+        Ok(out)
+    }
+
     /// Every value of the slice as codes, one per index (checks every block). Where distances
     /// are not stored they read as unknown; don't-care indices read as stored.
     pub fn read_all(&self) -> Result<Vec<u8>, EgdbError> {
