@@ -108,7 +108,7 @@ pub struct EngineArgs {
     #[arg(long)]
     pub egdb: Option<String>,
     /// Memory for the endgame database, MiB: a database whose values fit is held decompressed
-    /// in memory (fastest: up to 6 pieces on 8x8 takes about 860 MiB); a larger one is read block
+    /// in memory (fastest: up to 6 pieces on 8x8 takes 784 MiB); a larger one is read block
     /// by block through a cache of this size (64 suits a small computer).
     #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The default memory cap, in MiB: enough to hold the 8x8 database up to 6 pieces decompressed
-/// (about 860 MiB), which keeps the search within 10% of its speed without a database; a
+/// (784 MiB), which keeps the search within 10% of its speed without a database; a
 /// bigger database, or a lower cap, is read block by block through a cache under the cap.
 pub const DEFAULT_CACHE_MB: usize = 1024;
 
