@@ -42,6 +42,8 @@ fn help_by_flag() -> BTreeMap<String, String> {
 fn serve_help_and_the_option_list_agree() {
     let help = help_by_flag();
     let list = specs(&Settings::default(), Duration::ZERO);
+    // Flags of the process, not options of a game: the transport, logging, seeds, and the
+    // endgame database's memory cap (which `set egdb` also uses).
     let mut covered = vec![
         "help",
         "log-level",
@@ -50,6 +52,7 @@ fn serve_help_and_the_option_list_agree() {
         "baud",
         "seed",
         "strict",
+        "egdb-cache",
     ];
     for spec in &list {
         // `timeleft` corrects the clock during a game: the one option with no flag.
