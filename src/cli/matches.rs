@@ -2,6 +2,7 @@
 
 use super::common::{load_layout, parse_side};
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
 use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::arena::{
@@ -16,6 +17,7 @@ use checkersbot::rules::position::Side;
 use clap::{Args, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a player is.
@@ -126,8 +128,10 @@ pub struct MatchArgs {
     /// Endgame database for B only (overrides --egdb).
     #[arg(long)]
     egdb_b: Option<String>,
-    /// Memory for each database's block cache, MiB.
-    #[arg(long, default_value_t = 64)]
+    /// Memory for the endgame database, MiB: held decompressed in memory when its values fit,
+    /// else read block by block through a cache of this size (one database named for both
+    /// players is opened once).
+    #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
     egdb_cache: usize,
     /// A (an engine) ponders: while B searches, A searches the position B faces on a second
     /// thread, until B has moved; A's time per move is unchanged.
@@ -144,8 +148,8 @@ struct PlayerArgs {
     aggressive: bool,
     threads: usize,
     eval: String,
-    egdb: Option<String>,
-    egdb_cache: usize,
+    /// The endgame database, opened once for both players when they name the same one.
+    egdb: Option<Arc<Egdb>>,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -228,10 +232,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if s.threads > 1 {
         name.push(format!("t{}", s.threads));
     }
-    let egdb = match &s.egdb {
-        Some(spec) => super::common::load_egdb(Some(spec), s.egdb_cache)?,
-        None => None,
-    };
+    let egdb = s.egdb.clone();
     if egdb.is_some() {
         name.push("egdb".into());
     }
@@ -296,6 +297,18 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let start = AnyPosition::from_grid(&grid, side);
     // Two engines' tables at once.
     super::common::check_table(args.hash * 2, args.threads_a + args.threads_b)?;
+    let spec_a = args.egdb_a.clone().or_else(|| args.egdb.clone());
+    let spec_b = args.egdb_b.clone().or_else(|| args.egdb.clone());
+    let open = |spec: &Option<String>| match spec {
+        Some(spec) => super::common::load_egdb(Some(spec), args.egdb_cache),
+        None => Ok(None),
+    };
+    let egdb_a = open(&spec_a)?;
+    let egdb_b = if spec_b == spec_a {
+        egdb_a.clone()
+    } else {
+        open(&spec_b)?
+    };
     let mut a = player(
         &PlayerArgs {
             kind: args.player_a,
@@ -306,8 +319,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_a,
             threads: args.threads_a,
             eval: args.eval_a.clone(),
-            egdb: args.egdb_a.clone().or_else(|| args.egdb.clone()),
-            egdb_cache: args.egdb_cache,
+            egdb: egdb_a,
         },
         args.hash,
     )?;
@@ -321,8 +333,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_b,
             threads: args.threads_b,
             eval: args.eval_b.clone(),
-            egdb: args.egdb_b.clone().or_else(|| args.egdb.clone()),
-            egdb_cache: args.egdb_cache,
+            egdb: egdb_b,
         },
         args.hash,
     )?;
