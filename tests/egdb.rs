@@ -676,6 +676,14 @@ fn probe_command_prints_values() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("| 8x8 | 4 | "), "{text}");
     assert!(text.contains(" 7092774 "), "{text}");
+    // and the memory it takes held decompressed.
+    let bytes: usize = Egdb::open(dir, 1)
+        .expect("open")
+        .slices()
+        .map(|f| f.decompressed_bytes())
+        .sum();
+    let line = format!("in memory: {} MiB decompressed", bytes.div_ceil(1 << 20));
+    assert!(text.contains(&line), "{line}: {text}");
     // A damaged directory is refused with a message, not a panic.
     let bad = temp_dir("bad");
     std::fs::create_dir_all(bad.join("8x8")).expect("mkdir");

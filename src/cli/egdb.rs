@@ -3,7 +3,7 @@
 use super::common::{parse_side, PositionArgs};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::build::{build, BuildOptions, Progress, DEFAULT_DTC_PIECES};
-use checkersbot::engine::egdb::probe::ON_DEMAND_CACHE_MB;
+use checkersbot::engine::egdb::probe::{DEFAULT_CACHE_MB, ON_DEMAND_CACHE_MB};
 use checkersbot::engine::egdb::store::Encoding;
 use checkersbot::engine::egdb::{default_dir, Egdb};
 use checkersbot::rules::any_size::AnyPosition;
@@ -273,6 +273,11 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             r.build_ms as f64 / 1000.0
         );
     }
+    let decompressed: usize = db.slices().map(|f| f.decompressed_bytes()).sum();
+    let mib = decompressed.div_ceil(1 << 20);
+    println!(
+        "in memory: {mib} MiB decompressed; `search`, `play`, `serve` and `match` hold it in memory when --egdb-cache is at least {mib} (default {DEFAULT_CACHE_MB}), else read it block by block through a cache of that size"
+    );
     println!("(positions: placements of the pieces; each is stored with the side to move as `p`, the other side to move being its mirror image; wins and losses are for the side to move; longest: plies to conversion (found by the build, stored only where `stored` says dtc), + where some were too long to store; stored: dtc = distances to conversion, a byte per position; wld = win/loss/draw only, `wld2 N` where N slices pack four values to a byte; positions with a capture pending are not stored)");
     Ok(())
 }
