@@ -114,8 +114,9 @@ impl DaemonArgs {
         s.hash_mb = self.hash;
         s.learned = super::common::load_eval(&self.eval)?;
         s.eval_name = self.eval.clone();
+        s.egdb_cache_mb = self.egdb_cache;
         if let Some(spec) = &self.egdb {
-            s.egdb = super::common::load_egdb(Some(spec), self.egdb_cache)?;
+            s.egdb = super::common::load_egdb(Some(spec), s.egdb_cache_mb)?;
             s.egdb_dir = s.egdb.as_ref().map(|_| std::path::PathBuf::from(spec));
         }
         if let Some(layout) = &self.layout {
@@ -175,7 +176,7 @@ pub struct ServeArgs {
 pub fn run(args: &ServeArgs) -> Result<()> {
     let mut settings = args.daemon.settings(Settings::default())?;
     if args.daemon.egdb.is_none() {
-        settings.egdb = super::common::load_egdb(None, args.daemon.egdb_cache)?;
+        settings.egdb = super::common::load_egdb(None, settings.egdb_cache_mb)?;
         settings.egdb_dir = settings
             .egdb
             .as_ref()
@@ -315,4 +316,27 @@ mod signals {
     }
 
     pub fn spawn_waiter(_: Set, _: Sender<Event>) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        daemon: DaemonArgs,
+    }
+
+    #[test]
+    fn the_egdb_cache_flag_is_the_cap_of_set_egdb() {
+        let parse = |args: &[&str]| {
+            let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))
+                .expect("flags");
+            cli.daemon.settings(Settings::default()).expect("settings")
+        };
+        assert_eq!(parse(&["--egdb-cache", "64"]).egdb_cache_mb, 64);
+        assert_eq!(parse(&[]).egdb_cache_mb, DEFAULT_CACHE_MB);
+    }
 }
