@@ -75,7 +75,7 @@ pub struct SearchBenchArgs {
     /// Everything: --depth-in-time, --deadline-runs 100, --threads-speedup and --rss.
     #[arg(long)]
     pub all: bool,
-    /// Also measure nodes per second in endgames (6 to 10 pieces) with this endgame database
+    /// Also measure nodes per second in endgames (7 to 10 pieces) with this endgame database
     /// against none: each position is searched for --egdb-movetime without the database, then
     /// with it twice (fresh engines; the first search reads the database's blocks, the second
     /// finds them in its cache, as a game's later moves do).

@@ -29,9 +29,8 @@ pub const ON_DEMAND_CACHE_MB: usize = 64;
 /// A set of the block cache: two blocks, the most recently read first. A set is found from the
 /// block's id by a multiplicative hash, so a hit costs one lock and the block's byte, with no
 /// table to search (the search probes at most nodes of a database ending; a hash map and an
-/// `Arc` per hit made each probe three memory misses, not one).
-/// A block read replaces the older of the two and reuses its buffer (no allocation once the
-/// cache is full).
+/// `Arc` per hit made each probe three memory misses, not one). A block read replaces the older
+/// of the two and reuses its buffer (no allocation once the cache is full).
 #[derive(Default)]
 struct CacheSet {
     /// Block id and bytes; an empty buffer is an empty way (no block is empty).
