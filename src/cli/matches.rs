@@ -133,6 +133,13 @@ pub struct MatchArgs {
     /// players is opened once).
     #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
     egdb_cache: usize,
+    /// A's memory for its endgame database (overrides --egdb-cache), e.g. to match a database
+    /// held in memory against one read on demand.
+    #[arg(long)]
+    egdb_cache_a: Option<usize>,
+    /// B's memory for its endgame database (overrides --egdb-cache).
+    #[arg(long)]
+    egdb_cache_b: Option<usize>,
     /// A (an engine) ponders: while B searches, A searches the position B faces on a second
     /// thread, until B has moved; A's time per move is unchanged.
     #[arg(long)]
@@ -297,10 +304,16 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     let start = AnyPosition::from_grid(&grid, side);
     // Two engines' tables at once.
     super::common::check_table(args.hash * 2, args.threads_a + args.threads_b)?;
-    let spec_a = args.egdb_a.clone().or_else(|| args.egdb.clone());
-    let spec_b = args.egdb_b.clone().or_else(|| args.egdb.clone());
-    let open = |spec: &Option<String>| match spec {
-        Some(spec) => super::common::load_egdb(Some(spec), args.egdb_cache),
+    let spec_a = (
+        args.egdb_a.clone().or_else(|| args.egdb.clone()),
+        args.egdb_cache_a.unwrap_or(args.egdb_cache),
+    );
+    let spec_b = (
+        args.egdb_b.clone().or_else(|| args.egdb.clone()),
+        args.egdb_cache_b.unwrap_or(args.egdb_cache),
+    );
+    let open = |(spec, cache_mb): &(Option<String>, usize)| match spec {
+        Some(spec) => super::common::load_egdb(Some(spec), *cache_mb),
         None => Ok(None),
     };
     let egdb_a = open(&spec_a)?;
