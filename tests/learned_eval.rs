@@ -4,7 +4,9 @@
 //! region indices the search updates move by move equal those computed from scratch, along random
 //! games from random boards.
 
-use checkersbot::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Weights, MAX_SLOTS};
+use checkersbot::engine::eval::{
+    params_per_phase, Evaluator, LearnedSet, LearnedWeights, Weights, MAX_SLOTS,
+};
 use checkersbot::learn::train::learned_score;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
@@ -88,8 +90,8 @@ fn check(size: BoardSize, cells: &[u8], bot: bool) -> Result<(), TestCaseError> 
 /// indices move by move as the search does, and checks them and the score they give against the
 /// indices and score computed from scratch after every move.
 fn check_incremental<G: Geometry>(cells: &[u8], picks: &[u16]) -> Result<(), TestCaseError> {
-    let w = std::sync::Arc::new(weights(G::SIZE));
-    let ev = Evaluator::<G>::with_learned(Weights::default(), Some(w));
+    let set = LearnedSet::single(weights(G::SIZE));
+    let ev = Evaluator::<G>::with_learned(Weights::default(), &set);
     let mut pos: Position<G> = board(G::SIZE, cells).to_position(Side::Player);
     let slots = ev.index_slots();
     let mut idx = [0u16; MAX_SLOTS];
@@ -151,12 +153,10 @@ fn committed_weights_load_and_play() {
     use checkersbot::engine::{Engine, EngineConfig, Limits};
     use std::sync::atomic::AtomicBool;
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8-gen1x.cbev");
-    let w = checkersbot::engine::eval::load_eval(path)
-        .expect("committed weights load")
-        .expect("a file, not hand");
-    assert_eq!(w.size, BoardSize::S8);
+    let set = checkersbot::engine::eval::load_eval(path).expect("committed weights load");
+    assert_eq!(set.sizes(), vec![BoardSize::S8]);
     let mut engine = Engine::new(EngineConfig {
-        learned: Some(w),
+        learned: set,
         ..EngineConfig::default()
     });
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
@@ -169,23 +169,33 @@ fn committed_weights_load_and_play() {
     assert!(start.legal_moves().contains(&best));
 }
 
-/// `learned` names the weights built into the program: the shipped file `weights/8x8.cbev`,
-/// checked like any file (header, size, checksum); `hand` names none.
+/// `learned` names the weights built into the program: for each size in `BUILT_IN`, the shipped
+/// file `weights/NxN.cbev`, checked like any file (header, size, checksum); 8x8 is among them, and
+/// a size without a file has no learned weights; `hand` names none.
 #[test]
-fn built_in_weights_are_the_shipped_file() {
-    use checkersbot::engine::eval::{load_eval, BUILT_IN_8X8};
-    let shipped = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8.cbev"))
-        .expect("the shipped weights file");
-    assert_eq!(BUILT_IN_8X8, shipped.as_slice());
-    let w = load_eval("learned")
-        .expect("the built-in weights load")
-        .expect("weights, not hand");
-    assert_eq!(w.size, BoardSize::S8);
-    assert_eq!(
-        *w,
-        LearnedWeights::from_bytes(&shipped).expect("the file loads")
-    );
-    assert!(load_eval("hand").expect("hand").is_none());
+fn built_in_weights_are_the_shipped_files() {
+    use checkersbot::engine::eval::{load_eval, BUILT_IN};
+    let set = load_eval("learned").expect("the built-in weights load");
+    assert!(set.for_size(BoardSize::S8).is_some());
+    for size in BoardSize::ALL {
+        let n = size.n();
+        let path = format!("{}/weights/{n}x{n}.cbev", env!("CARGO_MANIFEST_DIR"));
+        match BUILT_IN.iter().find(|(s, _)| *s == size) {
+            Some((_, bytes)) => {
+                let shipped = std::fs::read(&path).expect("the shipped weights file");
+                assert_eq!(*bytes, shipped.as_slice(), "{size}");
+                let w = set.for_size(size).expect("weights for a built-in size");
+                assert_eq!(w.size, size);
+                assert_eq!(
+                    **w,
+                    LearnedWeights::from_bytes(&shipped).expect("the file loads")
+                );
+            }
+            None => assert!(set.for_size(size).is_none(), "{size}"),
+        }
+    }
+    assert_eq!(set.sizes().len(), BUILT_IN.len());
+    assert!(load_eval("hand").expect("hand").is_hand());
 }
 
 /// The daemon's `set eval`: `learned` and `hand` are taken and shown by `options`; a missing file
@@ -197,7 +207,7 @@ fn the_daemon_sets_the_built_in_weights_and_refuses_bad_files() {
     let dir = std::env::temp_dir().join(format!("cb-eval-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let damaged = dir.join("damaged.cbev");
-    let mut bytes = checkersbot::engine::eval::BUILT_IN_8X8.to_vec();
+    let mut bytes = checkersbot::engine::eval::BUILT_IN[0].1.to_vec();
     let last = bytes.len() - 1;
     bytes[last] ^= 0x40;
     std::fs::write(&damaged, &bytes).expect("write");

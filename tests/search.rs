@@ -204,7 +204,7 @@ fn tune_variant(
 
 /// The evaluation named by the environment variable `var` as `--eval` names one (`hand`,
 /// `learned` or a `checkersbot train` file); unset, the default evaluation.
-fn tune_learned(var: &str) -> Option<std::sync::Arc<checkersbot::engine::eval::LearnedWeights>> {
+fn tune_learned(var: &str) -> checkersbot::engine::eval::LearnedSet {
     use checkersbot::engine::eval::{load_eval, DEFAULT_EVAL};
     let spec = std::env::var(var).unwrap_or_else(|_| DEFAULT_EVAL.to_string());
     load_eval(&spec).unwrap()

@@ -3,7 +3,7 @@
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::bounds;
 use checkersbot::engine::egdb::{default_dir, Egdb, EgdbError};
-use checkersbot::engine::eval::LearnedWeights;
+use checkersbot::engine::eval::LearnedSet;
 use checkersbot::play::level::{Level, Style};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
@@ -98,9 +98,9 @@ pub struct EngineArgs {
     /// Play in the aggressive style (rewards closing in on the enemy's pieces).
     #[arg(long)]
     pub aggressive: bool,
-    /// Evaluation: `hand` (the hand-written one), `learned` (the built-in 8x8 weights) or a
-    /// weights file written by `checkersbot train` (used on its board size; other sizes use the
-    /// hand evaluation).
+    /// Evaluation: `hand` (the hand-written one), `learned` (the built-in weights of the board's
+    /// size) or a weights file written by `checkersbot train` (used on its board size; sizes
+    /// without learned weights use the hand evaluation).
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// Endgame database directory (`off`: none) [default: $XDG_CACHE_HOME/checkersbot/egdb or
@@ -140,8 +140,9 @@ pub fn load_egdb(spec: Option<&str>, cache_mb: usize) -> Result<Option<Arc<Egdb>
     }
 }
 
-/// The learned weights an `--eval` value names: `None` for `hand`, else the file's weights.
-pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>> {
+/// The learned weights an `--eval` value names: none for `hand`, the built-in ones for
+/// `learned`, else the file's weights.
+pub fn load_eval(spec: &str) -> Result<LearnedSet> {
     checkersbot::engine::eval::load_eval(spec).map_err(|e| anyhow!("--eval {e}"))
 }
 

@@ -70,12 +70,12 @@ pub struct MatchArgs {
     /// Evaluation terms B plays without, comma-separated.
     #[arg(long, value_delimiter = ',')]
     without_b: Vec<String>,
-    /// A's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
-    /// `checkersbot train`.
+    /// A's evaluation: `hand`, `learned` (the built-in weights of the board's size) or a
+    /// weights file from `checkersbot train`.
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_a: String,
-    /// B's evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file from
-    /// `checkersbot train`.
+    /// B's evaluation: `hand`, `learned` (the built-in weights of the board's size) or a
+    /// weights file from `checkersbot train`.
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_b: String,
     /// A plays the aggressive style.

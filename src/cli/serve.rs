@@ -63,8 +63,8 @@ pub struct DaemonArgs {
     /// Search info lines (as `set info`).
     #[arg(long, default_value = "iterations", value_parser = ["iterations", "final", "off"])]
     pub info: String,
-    /// Evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file written by
-    /// `checkersbot train`.
+    /// Evaluation: `hand`, `learned` (the built-in weights of the board's size) or a weights
+    /// file written by `checkersbot train`.
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     pub eval: String,
     /// Endgame database directory, or `off` [serve: $XDG_CACHE_HOME/checkersbot/egdb or

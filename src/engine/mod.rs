@@ -44,7 +44,7 @@ pub mod search;
 pub mod tt;
 
 use crate::engine::egdb::{Egdb, Value};
-use crate::engine::eval::{Evaluator, LearnedWeights, Weights};
+use crate::engine::eval::{Evaluator, LearnedSet, Weights};
 pub use crate::engine::search::SearchParams;
 use crate::engine::search::{
     egdb_score, xorshift, Counters, Iteration, Searcher, StopControl, EGDB_BOUND, EGDB_WIN,
@@ -95,9 +95,10 @@ pub struct EngineConfig {
     pub threads: usize,
     /// Hand evaluation weights (also the fallback on sizes the learned weights are not for).
     pub weights: Weights,
-    /// Learned evaluation weights; when set they evaluate positions of their board size. The
-    /// default is the built-in 8x8 weights ([`eval::default_learned`]); `None` is the hand evaluation.
-    pub learned: Option<Arc<LearnedWeights>>,
+    /// Learned evaluation weights by board size; the board's size's weights, if the set has them,
+    /// evaluate its positions. The default is the built-in weights ([`eval::default_learned`]);
+    /// the empty set is the hand evaluation.
+    pub learned: LearnedSet,
     /// Seed for choosing among equally good moves; `None` always takes the first.
     pub seed: Option<u64>,
     /// Endgame database: probed in the tree, and a root it holds is answered from it.
@@ -328,7 +329,7 @@ impl Engine {
     }
 
     /// Evaluates with these learned weights (on their board size), or with the hand weights.
-    pub fn set_learned(&mut self, learned: Option<Arc<LearnedWeights>>) {
+    pub fn set_learned(&mut self, learned: LearnedSet) {
         self.config.learned = learned;
     }
 
@@ -579,7 +580,7 @@ fn search_position<G: Geometry>(
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)
         .clamp(1, MAX_PLY as u32 - 8);
-    let evaluator = Evaluator::<G>::with_learned(cfg.weights.clone(), cfg.learned.clone());
+    let evaluator = Evaluator::<G>::with_learned(cfg.weights.clone(), &cfg.learned);
     let helpers_stop = AtomicBool::new(false);
     // Set by a helper that completed the last iteration: the main thread then stops and takes it.
     let helper_done = AtomicBool::new(false);

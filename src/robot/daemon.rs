@@ -18,7 +18,7 @@
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
 use crate::engine::egdb::Egdb;
-use crate::engine::eval::{load_eval, LearnedWeights, Weights};
+use crate::engine::eval::{load_eval, LearnedSet, Weights};
 use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::play::level::{choose_move, Level, Misstep, Style};
@@ -92,7 +92,7 @@ pub struct Settings {
     /// Which search lines to write.
     pub info: InfoMode,
     /// Learned evaluation weights (`None`: the hand evaluation).
-    pub learned: Option<Arc<LearnedWeights>>,
+    pub learned: LearnedSet,
     /// Endgame database (`None`: none).
     pub egdb: Option<Arc<Egdb>>,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
@@ -201,7 +201,7 @@ struct SearchJob {
     /// When the `board` was read: the move time counts from here.
     received: Instant,
     threads: usize,
-    learned: Option<Arc<LearnedWeights>>,
+    learned: LearnedSet,
     egdb: Option<Arc<Egdb>>,
     new_game: bool,
     weights: Weights,
@@ -215,7 +215,7 @@ struct AnalyseJob {
     limits: Limits,
     lines: usize,
     threads: usize,
-    learned: Option<Arc<LearnedWeights>>,
+    learned: LearnedSet,
     egdb: Option<Arc<Egdb>>,
     weights: Weights,
     reply: Sender<Vec<SearchResult>>,
@@ -1261,7 +1261,7 @@ struct Stops {
 fn configure(
     engine: &mut Engine,
     threads: usize,
-    learned: Option<Arc<LearnedWeights>>,
+    learned: LearnedSet,
     egdb: Option<Arc<Egdb>>,
     weights: Weights,
 ) {

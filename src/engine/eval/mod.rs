@@ -28,56 +28,97 @@ pub use learned::{
 };
 
 use crate::rules::bitboard::{squares, Bits};
-use crate::rules::geometry::{Coord, Geometry, Square};
+use crate::rules::geometry::{BoardSize, Coord, Geometry, Square};
 use crate::rules::position::{shift, Position, Side};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// The 8x8 weights built into the program (`weights/8x8.cbev`; README, "Learned evaluation",
-/// gives the commands that made them). [`load_eval`] names them `learned`.
-pub const BUILT_IN_8X8: &[u8] =
-    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8.cbev"));
+/// The weights built into the program, one file per board size that has them (`weights/NxN.cbev`;
+/// README, "Learned evaluation", gives the commands that made each). [`load_eval`] names them
+/// `learned`; sizes not listed play the hand evaluation.
+pub const BUILT_IN: &[(BoardSize, &[u8])] = &[(
+    BoardSize::S8,
+    include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/weights/8x8.cbev")),
+)];
 
 /// The evaluation the program plays with unless told otherwise (a [`load_eval`] name): the
-/// learned one, whose built-in weights are for 8x8 (other sizes fall back to the hand evaluation).
-/// Generation 5 of the learned weights beat the hand evaluation by +141 +/- 30 Elo at 100 ms a
-/// move over 400 games (README, "Learned evaluation").
+/// learned one, with the built-in weights of the board's size ([`BUILT_IN`]; a size without them
+/// falls back to the hand evaluation). Generation 5 of the 8x8 weights beat the hand evaluation by
+/// +141 +/- 30 Elo at 100 ms a move over 400 games (README, "Learned evaluation").
 pub const DEFAULT_EVAL: &str = "learned";
 
-/// The built-in 8x8 weights ([`BUILT_IN_8X8`]), parsed and checked once per process.
-fn built_in() -> Result<Arc<LearnedWeights>, String> {
-    static PARSED: std::sync::OnceLock<Result<Arc<LearnedWeights>, String>> =
-        std::sync::OnceLock::new();
+/// Learned weights by board size: what an evaluation choice names. The built-in set has the
+/// weights of every size in [`BUILT_IN`], a weights file gives one size, and the empty set (the
+/// default value) is the hand evaluation. An evaluator takes the weights of its own size, if any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LearnedSet(Vec<Arc<LearnedWeights>>);
+
+impl LearnedSet {
+    /// The hand evaluation: no learned weights for any size.
+    pub fn hand() -> LearnedSet {
+        LearnedSet::default()
+    }
+
+    /// One size's weights (a weights file).
+    pub fn single(w: LearnedWeights) -> LearnedSet {
+        LearnedSet(vec![Arc::new(w)])
+    }
+
+    /// The weights for this board size, if the set has them.
+    pub fn for_size(&self, size: BoardSize) -> Option<&Arc<LearnedWeights>> {
+        self.0.iter().find(|w| w.size == size)
+    }
+
+    /// The sizes the set has weights for.
+    pub fn sizes(&self) -> Vec<BoardSize> {
+        self.0.iter().map(|w| w.size).collect()
+    }
+
+    /// Whether it is the hand evaluation on every size.
+    pub fn is_hand(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The built-in weights ([`BUILT_IN`]), parsed and checked once per process.
+fn built_in() -> Result<LearnedSet, String> {
+    static PARSED: std::sync::OnceLock<Result<LearnedSet, String>> = std::sync::OnceLock::new();
     PARSED
         .get_or_init(|| {
-            LearnedWeights::from_bytes(BUILT_IN_8X8)
-                .map(Arc::new)
-                .map_err(|e| format!("the built-in weights: {e}"))
+            BUILT_IN
+                .iter()
+                .map(|&(size, bytes)| {
+                    LearnedWeights::from_bytes_for(bytes, size)
+                        .map(Arc::new)
+                        .map_err(|e| format!("the built-in {size} weights: {e}"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(LearnedSet)
         })
         .clone()
 }
 
 /// The learned weights of [`DEFAULT_EVAL`], for default settings. Should they fail to load (only
-/// if the embedded file were damaged; a test checks it is not), the engine plays with the hand
+/// if an embedded file were damaged; a test checks they are not), the engine plays with the hand
 /// evaluation and says so in the log.
-pub fn default_learned() -> Option<Arc<LearnedWeights>> {
+pub fn default_learned() -> LearnedSet {
     load_eval(DEFAULT_EVAL).unwrap_or_else(|e| {
         tracing::error!("{e}; playing with the hand evaluation");
-        None
+        LearnedSet::hand()
     })
 }
 
-/// The learned weights an evaluation choice names: `None` for `hand`, the built-in 8x8 weights
-/// ([`BUILT_IN_8X8`]) for `learned`, else the weights file at that path (read and checked; the
-/// error says what is wrong with it). A file named `learned` is given as `./learned`.
-pub fn load_eval(spec: &str) -> Result<Option<Arc<LearnedWeights>>, String> {
+/// The learned weights an evaluation choice names: none for `hand`, the built-in weights
+/// ([`BUILT_IN`]) for `learned`, else the weights file at that path (read and checked; the error
+/// says what is wrong with it). A file named `learned` is given as `./learned`.
+pub fn load_eval(spec: &str) -> Result<LearnedSet, String> {
     match spec {
-        "hand" => Ok(None),
-        "learned" => built_in().map(Some),
+        "hand" => Ok(LearnedSet::hand()),
+        "learned" => built_in(),
         path => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
             LearnedWeights::from_bytes(&bytes)
-                .map(|w| Some(Arc::new(w)))
+                .map(LearnedSet::single)
                 .map_err(|e| format!("'{path}': {e}"))
         }
     }
@@ -284,9 +325,9 @@ impl<G: Geometry> Evaluator<G> {
 
     /// An evaluator that scores with learned weights when they are given and made for this board
     /// size, and with the hand weights `w` otherwise.
-    pub fn with_learned(w: Weights, learned: Option<Arc<LearnedWeights>>) -> Self {
+    pub fn with_learned(w: Weights, learned: &LearnedSet) -> Self {
         let mut e = Evaluator::new(w);
-        e.learned = learned.filter(|l| l.size == G::SIZE);
+        e.learned = learned.for_size(G::SIZE).cloned();
         e
     }
 
