@@ -34,6 +34,13 @@ pub struct SelfPlayArgs {
     /// A game still going after this many plies is recorded as a draw.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
+    /// Win adjudication margin in hundredths of a man (e.g. 300): a game ends as a win for a side
+    /// once both sides' searches have scored it that far ahead for 8 plies in a row. Off by
+    /// default. Advised on 10x10 and 12x12, where the engine converts won endings slowly and
+    /// games played out end as draws at --max-plies or by a draw rule, labelling won positions
+    /// as draws.
+    #[arg(long)]
+    adjudicate: Option<i32>,
     /// Worker threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
@@ -44,9 +51,9 @@ pub struct SelfPlayArgs {
     /// Transposition table MiB of each worker's engine.
     #[arg(long, default_value_t = 16)]
     hash: usize,
-    /// The players' evaluation: `hand`, `learned` (the built-in 8x8 weights) or a weights file
-    /// written by `checkersbot train` (the next generation's data comes from the last
-    /// generation's weights).
+    /// The players' evaluation: `hand`, `learned` (the built-in weights of the board's size) or
+    /// a weights file written by `checkersbot train` (the next generation's data comes from the
+    /// last generation's weights).
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval: String,
 }
@@ -68,6 +75,11 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(m) = args.adjudicate.filter(|&m| m <= 0) {
+        return Err(anyhow!(
+            "--adjudicate takes a margin in hundredths of a man above 0, e.g. 300; got {m}"
+        ));
+    }
     let cfg = SelfPlay {
         size,
         games: args.games,
@@ -76,6 +88,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         nodes: args.nodes,
         opening_plies: args.openings,
         max_plies: args.max_plies,
+        adjudicate: args.adjudicate,
         threads,
         engine: EngineConfig {
             hash_mb: args.hash.max(1),

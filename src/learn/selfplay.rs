@@ -35,6 +35,11 @@ pub struct SelfPlay {
     pub opening_plies: usize,
     /// A game still going after this many plies is a draw.
     pub max_plies: usize,
+    /// Win adjudication: a game ends as a win for a side once the searches of both sides have
+    /// scored it at least this many hundredths of a man ahead for [`ADJUDICATE_PLIES`] plies in a
+    /// row. `None` plays every game out. On large boards the engine converts a won ending slowly,
+    /// so games played out to `max_plies` or a draw rule label won positions as draws.
+    pub adjudicate: Option<i32>,
     /// Worker threads (each with its own engine).
     pub threads: usize,
     /// The engine's configuration (evaluation, table size).
@@ -50,7 +55,13 @@ pub struct GameData {
     pub records: Vec<Record>,
     /// Plies played.
     pub plies: usize,
+    /// Whether the game was adjudicated (see [`SelfPlay::adjudicate`]).
+    pub adjudicated: bool,
 }
+
+/// Consecutive plies a side must be scored ahead by the adjudication margin for the game to be
+/// adjudicated to it (four moves of each side).
+pub const ADJUDICATE_PLIES: usize = 8;
 
 fn game_seed(seed: u64, index: usize) -> u64 {
     seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -81,17 +92,42 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
     };
     let stop = AtomicBool::new(false);
     let mut pending: Vec<(AnyPosition, i32, usize)> = Vec::new();
+    // The side every search has scored ahead by the margin, and for how many plies in a row.
+    let mut ahead: Option<(Side, usize)> = None;
+    let mut adjudicated = None;
     while !game.status().is_over() && game.plies() < run.max_plies {
         let pos = *game.current();
         let result = engine.search(&pos, &game.history_keys(), &limits, &stop, &mut |_| {});
         let Some(mv) = result.best else { break };
+        let score = result.info.score.0;
         if !pos.has_capture() {
-            pending.push((pos, result.info.score.0, game.plies()));
+            pending.push((pos, score, game.plies()));
+        }
+        if let Some(margin) = run.adjudicate {
+            let leader = if score >= margin {
+                Some(pos.side())
+            } else if score <= -margin {
+                Some(pos.side().opponent())
+            } else {
+                None
+            };
+            ahead = match (leader, ahead) {
+                (Some(l), Some((a, n))) if l == a => Some((l, n + 1)),
+                (Some(l), _) => Some((l, 1)),
+                (None, _) => None,
+            };
+            if let Some((l, n)) = ahead {
+                if n >= ADJUDICATE_PLIES {
+                    adjudicated = Some(l);
+                    break;
+                }
+            }
         }
         game.play(&mv);
     }
-    let winner = match game.status() {
-        Status::Win { winner } => Some(winner),
+    let winner = match (adjudicated, game.status()) {
+        (Some(side), _) => Some(side),
+        (None, Status::Win { winner }) => Some(winner),
         _ => None,
     };
     let records = pending
@@ -109,6 +145,7 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         index,
         records,
         plies: game.plies(),
+        adjudicated: adjudicated.is_some(),
     }
 }
 
@@ -193,12 +230,70 @@ mod tests {
             nodes: 300,
             opening_plies: 2,
             max_plies: 120,
+            adjudicate: None,
             threads: 2,
             engine: EngineConfig {
                 hash_mb: 1,
                 ..EngineConfig::default()
             },
         }
+    }
+
+    /// An adjudicated game is the same game cut where both searches have scored one side ahead
+    /// by the margin for `ADJUDICATE_PLIES` plies in a row, and that side is recorded as the
+    /// winner: its last positions' scores show the lead, and every record is labelled from it.
+    #[test]
+    fn adjudication_cuts_a_game_where_the_searches_agree_and_names_the_leader() {
+        let margin = 150;
+        let full = small();
+        let adj = SelfPlay {
+            adjudicate: Some(margin),
+            ..small()
+        };
+        let mut e1 = Engine::new(full.engine.clone());
+        let mut e2 = Engine::new(adj.engine.clone());
+        let mut seen = 0;
+        for g in 0..12 {
+            let a = play_game(&full, &mut e1, g);
+            let b = play_game(&adj, &mut e2, g);
+            assert!(!a.adjudicated);
+            if !b.adjudicated {
+                assert_eq!(
+                    a.records, b.records,
+                    "game {g}: no lead, the game is played out"
+                );
+                continue;
+            }
+            seen += 1;
+            assert!(b.plies < a.plies, "game {g}: cut before its end");
+            assert!(b.records.len() <= a.records.len());
+            for (x, y) in a.records.iter().zip(&b.records) {
+                assert_eq!((&x.grid, x.side, x.score), (&y.grid, y.side, y.score));
+            }
+            // Every record is labelled from the winner, and the last one (searched within the
+            // final plies) was scored at least the margin in the winner's favour.
+            let last = b.records.last().expect("records");
+            let winner = match last.outcome {
+                Outcome::Win => last.side,
+                Outcome::Loss => last.side.opponent(),
+                Outcome::Draw => panic!("game {g}: an adjudicated game is not a draw"),
+            };
+            let for_winner = if last.side == winner {
+                i32::from(last.score)
+            } else {
+                -i32::from(last.score)
+            };
+            assert!(for_winner >= margin, "game {g}: {last:?}");
+            for r in &b.records {
+                let expect = if r.side == winner {
+                    Outcome::Win
+                } else {
+                    Outcome::Loss
+                };
+                assert_eq!(r.outcome, expect, "game {g}");
+            }
+        }
+        assert!(seen > 0, "no game was adjudicated at a margin of {margin}");
     }
 
     #[test]
