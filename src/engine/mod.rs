@@ -328,7 +328,7 @@ impl Engine {
         self.config.weights = weights;
     }
 
-    /// Evaluates with these learned weights (on their board size), or with the hand weights.
+    /// Evaluates with these learned weights (each on its board size), or with the hand weights.
     pub fn set_learned(&mut self, learned: LearnedSet) {
         self.config.learned = learned;
     }

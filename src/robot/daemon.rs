@@ -91,7 +91,7 @@ pub struct Settings {
     pub rotated: bool,
     /// Which search lines to write.
     pub info: InfoMode,
-    /// Learned evaluation weights (`None`: the hand evaluation).
+    /// Learned evaluation weights by board size (empty: the hand evaluation).
     pub learned: LearnedSet,
     /// Endgame database (`None`: none).
     pub egdb: Option<Arc<Egdb>>,
