@@ -50,7 +50,7 @@ pub const BUILT_IN: &[(BoardSize, &[u8])] = &[
 /// The evaluation the program plays with unless told otherwise (a [`load_eval`] name): the
 /// learned one, with the built-in weights of the board's size ([`BUILT_IN`]; a size without them
 /// falls back to the hand evaluation). At 100 ms a move, generation 5 of the 8x8 weights beat the
-/// hand evaluation by +141 +/- 30 Elo over 400 games, and the 10x10 weights by +164 +/- 68 over 100
+/// hand evaluation by +141 +/- 30 Elo over 400 games, and the 10x10 weights by +147 +/- 46 over 200
 /// (README, "Learned evaluation").
 pub const DEFAULT_EVAL: &str = "learned";
 
