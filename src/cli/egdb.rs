@@ -273,8 +273,7 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             r.build_ms as f64 / 1000.0
         );
     }
-    let decompressed: usize = db.slices().map(|f| f.decompressed_bytes()).sum();
-    let mib = decompressed.div_ceil(1 << 20);
+    let mib = db.decompressed_bytes().div_ceil(1 << 20);
     println!(
         "in memory: {mib} MiB decompressed; `search`, `play`, `serve` and `match` hold it in memory when --egdb-cache is at least {mib} (default {DEFAULT_CACHE_MB}), else read it block by block through a cache of that size"
     );

@@ -89,6 +89,15 @@ fn size_index(size: BoardSize) -> usize {
     BoardSize::ALL.iter().position(|&s| s == size).unwrap_or(0)
 }
 
+/// Bytes of every slice's values decompressed.
+fn decompressed_total(sizes: &[SizeDb]) -> usize {
+    sizes
+        .iter()
+        .flat_map(|s| s.slices.iter())
+        .map(|f| f.decompressed_bytes())
+        .sum()
+}
+
 impl Egdb {
     /// Opens every slice under `dir` (`dir/NxN/*.cbdb`), keeping at most `cache_mb` MiB of
     /// decompressed blocks in memory. A damaged header is an error naming the file; damaged blocks
@@ -133,12 +142,7 @@ impl Egdb {
             return Err(EgdbError::Empty(dir.to_path_buf()));
         }
         // Resident when the whole database fits under the cap.
-        let total: usize = sizes
-            .iter()
-            .flat_map(|s| s.slices.iter())
-            .map(|f| f.decompressed_bytes())
-            .sum();
-        let resident = total <= cache_mb.saturating_mul(1 << 20);
+        let resident = decompressed_total(&sizes) <= cache_mb.saturating_mul(1 << 20);
         if resident {
             use rayon::prelude::*;
             for db in &mut sizes {
@@ -195,6 +199,12 @@ impl Egdb {
     /// The headers of every slice, by board size.
     pub fn slices(&self) -> impl Iterator<Item = &SliceFile> {
         self.sizes.iter().flat_map(|s| s.slices.iter())
+    }
+
+    /// Bytes of every slice's values decompressed: a cap (`cache_mb` of [`Egdb::open`]) of at
+    /// least this holds the database in memory.
+    pub fn decompressed_bytes(&self) -> usize {
+        decompressed_total(&self.sizes)
     }
 
     /// The code stored for an index of a slice, through the cache.
