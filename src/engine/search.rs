@@ -105,6 +105,29 @@ pub struct SearchParams {
     pub razor_margin: i32,
     /// Deepest remaining depth where razoring applies.
     pub razor_depth: i32,
+    /// Late-move pruning: in a quiet non-PV node `depth` plies from the horizon (1 or 2), quiet
+    /// moves after the first `lmp * depth` are not searched (0 = off).
+    pub lmp: usize,
+    /// History malus: on a cut-off, the quiet moves searched before the cut-off move lose what
+    /// the cut-off move gains.
+    pub history_malus: bool,
+    /// Logarithmic reductions: a late quiet move is reduced by `ln(depth) * ln(index) * 100 /
+    /// lmr_div` plies (at least one) instead of one or two (0 = the fixed one or two).
+    pub lmr_div: i32,
+    /// ProbCut: a non-PV node at least `probcut_depth` plies from the horizon whose search
+    /// `probcut_reduction` plies shallower scores `probcut` above beta is cut (0 = off).
+    pub probcut: i32,
+    /// Smallest remaining depth where ProbCut applies.
+    pub probcut_depth: i32,
+    /// How much shallower ProbCut's verifying search is.
+    pub probcut_reduction: i32,
+    /// Reverse futility pruning: a quiet non-PV node within 3 plies of the horizon whose static
+    /// score is this margin per ply above beta returns that score (0 = off).
+    pub rfp: i32,
+    /// Enhanced transposition cut-off: a non-PV node at least this many plies from the horizon
+    /// first looks its children up in the table and is cut if one of them is already known to
+    /// refute it (0 = off).
+    pub etc: i32,
 }
 
 impl Default for SearchParams {
@@ -118,7 +141,61 @@ impl Default for SearchParams {
             threat_extension: true,
             razor_margin: 60,
             razor_depth: 2,
+            lmp: 0,
+            history_malus: false,
+            lmr_div: 0,
+            probcut: 0,
+            probcut_depth: 5,
+            probcut_reduction: 4,
+            rfp: 0,
+            etc: 0,
         }
+    }
+}
+
+impl SearchParams {
+    /// These settings changed by a comma-separated list of `knob=value` (for experiments and
+    /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
+    /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `lmp`, `history_malus`,
+    /// `lmr_div`, `probcut`, `probcut_depth`, `probcut_reduction`, `rfp`, `etc` (switches take 0 or 1).
+    /// An empty list changes nothing.
+    pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
+        for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| format!("search knob '{part}' has no '=value'"))?;
+            let v: i32 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("search knob '{k}' needs a whole number, not '{v}'"))?;
+            let flag = || match v {
+                0 => Ok(false),
+                1 => Ok(true),
+                _ => Err(format!("search knob '{k}' is a switch: 0 or 1, not {v}")),
+            };
+            let count =
+                || usize::try_from(v).map_err(|_| format!("search knob '{k}' cannot be negative"));
+            match k.trim() {
+                "lmr" => self.lmr = flag()?,
+                "lmr_min_index" => self.lmr_min_index = count()?,
+                "lmr_min_depth" => self.lmr_min_depth = v,
+                "lmr_threat_guard" => self.lmr_threat_guard = flag()?,
+                "aspiration" => self.aspiration = v.max(0),
+                "threat_extension" => self.threat_extension = flag()?,
+                "razor_margin" => self.razor_margin = v.max(0),
+                "razor_depth" => self.razor_depth = v,
+                "lmp" => self.lmp = count()?,
+                "history_malus" => self.history_malus = flag()?,
+                "lmr_div" => self.lmr_div = v.max(0),
+                "probcut" => self.probcut = v.max(0),
+                "probcut_depth" => self.probcut_depth = v.max(2),
+                "probcut_reduction" => self.probcut_reduction = v.clamp(1, 8),
+                "rfp" => self.rfp = v.max(0),
+                "etc" => self.etc = v.max(0),
+                other => return Err(format!("unknown search knob '{other}'")),
+            }
+        }
+        Ok(self)
     }
 }
 
@@ -189,7 +266,7 @@ pub struct Searcher<'a, G: Geometry> {
     keys: Vec<u64>,
     quiet: Vec<u32>,
     killers: Vec<[Option<(u8, u8, u8)>; 2]>,
-    history: Vec<u32>,
+    history: Vec<i32>,
     bufs: Vec<Vec<Move<G::B>>>,
     keys_buf: Vec<Vec<i64>>,
     pv: Vec<Vec<Move<G::B>>>,
@@ -606,9 +683,89 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 return stand + razor;
             }
         }
+        // Reverse futility: near the horizon, a quiet non-PV position far above beta is cut.
+        if self.params.rfp > 0
+            && depth <= 3
+            && !is_pv
+            && !forced_capture
+            && !threatened
+            && ply > 0
+            && beta.abs() < EGDB_BOUND
+        {
+            let stand = self.static_eval(pos, ply);
+            if stand - self.params.rfp * depth >= beta {
+                self.bufs[ply] = moves;
+                return stand - self.params.rfp * depth;
+            }
+        }
+        // ProbCut: a shallower search far above beta predicts a cut-off.
+        if self.params.probcut > 0
+            && depth >= self.params.probcut_depth
+            && !is_pv
+            && !forced_capture
+            && ply > 0
+            && beta.abs() < EGDB_BOUND
+        {
+            let rbeta = beta + self.params.probcut;
+            self.bufs[ply] = moves;
+            let s = self.negamax(
+                pos,
+                depth - self.params.probcut_reduction,
+                rbeta - 1,
+                rbeta,
+                ply,
+            );
+            moves = std::mem::take(&mut self.bufs[ply]);
+            if self.aborted {
+                self.bufs[ply] = moves;
+                return 0;
+            }
+            if s >= rbeta {
+                self.bufs[ply] = moves;
+                return s - self.params.probcut;
+            }
+            moves.clear();
+            pos.generate(&mut moves);
+        }
         // A single legal move costs no depth.
         let new_depth = if moves.len() == 1 { depth } else { depth - 1 };
         self.order(pos, &mut moves, tt_move, ply);
+        // Enhanced transposition cut-off: a child the table already knows to refute this node.
+        if self.params.etc > 0
+            && depth >= self.params.etc
+            && !is_pv
+            && !forced_capture
+            && ply > 0
+            && beta.abs() < EGDB_BOUND
+        {
+            let mut cut = None;
+            for mv in moves.iter() {
+                let child = pos.play(mv);
+                if let Some(e) = self.tt.probe(child.hash) {
+                    if e.depth as i32 >= new_depth && matches!(e.bound, Bound::Upper | Bound::Exact)
+                    {
+                        let s = -from_tt(e.score, ply + 1);
+                        if s >= beta && s.abs() < EGDB_BOUND {
+                            cut = Some((s, move_id(mv)));
+                            break;
+                        }
+                    }
+                }
+            }
+            if let Some((s, mv)) = cut {
+                self.tt.store(
+                    pos.hash,
+                    Entry {
+                        score: to_tt(s, ply),
+                        mv,
+                        depth: depth.clamp(0, 255) as u8,
+                        bound: Bound::Lower,
+                    },
+                );
+                self.bufs[ply] = moves;
+                return s;
+            }
+        }
         // Late quiet moves may be searched less deep first; never when captures are forced, and
         // (optionally) not when the opponent threatens a capture.
         let lmr = self.params;
@@ -634,11 +791,29 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                     let id = Some((mv.from.0, mv.to.0, mv.jumps));
                     // A move that offers the opponent a capture is tactical: a shot or a blunder.
                     if killers[0] != id && killers[1] != id && !child.has_capture() {
-                        reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
+                        reduction = if lmr.lmr_div > 0 {
+                            let r =
+                                (depth as f32).ln() * (i as f32).ln() * 100.0 / lmr.lmr_div as f32;
+                            (r as i32).min(new_depth - 1).max(1)
+                        } else {
+                            1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index)
+                        };
                         if is_pv {
                             reduction -= 1;
                         }
                     }
+                } else if lmr.lmp > 0
+                    && depth <= 2
+                    && !is_pv
+                    && !forced_capture
+                    && !threatened
+                    && i >= lmr.lmp * depth as usize
+                    && !mv.crowns
+                    && !child.has_capture()
+                    && best > -EGDB_BOUND
+                {
+                    self.pop();
+                    continue;
                 }
                 score = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
                 if reduction > 0 && score > alpha && !self.aborted {
@@ -674,8 +849,15 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                                 k[0] = id;
                             }
                             let hi = self.history_index(pos, mv);
-                            let d = depth.max(1) as u32;
+                            let d = depth.max(1);
                             self.history[hi] = self.history[hi].saturating_add(d * d).min(1 << 29);
+                            if self.params.history_malus {
+                                for q in moves[..i].iter().filter(|q| !q.is_capture()) {
+                                    let qi = self.history_index(pos, q);
+                                    self.history[qi] =
+                                        self.history[qi].saturating_sub(d * d).max(-(1 << 29));
+                                }
+                            }
                         }
                         break;
                     }
@@ -825,5 +1007,34 @@ mod tests {
         assert_eq!(from_tt(stored, 2), WIN - 8);
         assert_eq!(from_tt(to_tt(-s, 3), 3), -s);
         assert_eq!(from_tt(to_tt(123, 9), 1), 123);
+    }
+
+    #[test]
+    fn search_knobs_change_only_what_they_name_and_bad_ones_are_refused() {
+        let d = SearchParams::default();
+        assert_eq!(d.with_knobs(""), Ok(d));
+        let p = d
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,etc=4")
+            .unwrap();
+        assert_eq!(
+            p,
+            SearchParams {
+                probcut: 0,
+                lmr: false,
+                razor_depth: 3,
+                etc: 4,
+                ..d
+            }
+        );
+        for (bad, says) in [
+            ("probcut", "no '=value'"),
+            ("lmr=2", "0 or 1"),
+            ("razor_margin=x", "whole number"),
+            ("lmp=-1", "negative"),
+            ("speed=9", "unknown search knob 'speed'"),
+        ] {
+            let e = d.with_knobs(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 }
