@@ -196,14 +196,10 @@ fn tune_variant(
             "text" => p.threat_extension = v != 0,
             "razor" => p.razor_margin = v as i32,
             "razord" => p.razor_depth = v as i32,
-            "lmp" => p.lmp = v as usize,
-            "malus" => p.history_malus = v != 0,
-            "lmrdiv" => p.lmr_div = v as i32,
             "pc" => p.probcut = v as i32,
             "pcd" => p.probcut_depth = v as i32,
             "pcr" => p.probcut_reduction = v as i32,
             "rfp" => p.rfp = v as i32,
-            "etc" => p.etc = v as i32,
             _ => panic!("unknown knob {k}"),
         }
     }
