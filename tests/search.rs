@@ -196,6 +196,10 @@ fn tune_variant(
             "text" => p.threat_extension = v != 0,
             "razor" => p.razor_margin = v as i32,
             "razord" => p.razor_depth = v as i32,
+            "pc" => p.probcut = v as i32,
+            "pcd" => p.probcut_depth = v as i32,
+            "pcr" => p.probcut_reduction = v as i32,
+            "rfp" => p.rfp = v as i32,
             _ => panic!("unknown knob {k}"),
         }
     }

@@ -173,6 +173,7 @@ impl EngineArgs {
             learned: load_eval(&self.eval)?,
             seed: self.seed,
             egdb: load_egdb(self.egdb.as_deref(), self.egdb_cache)?,
+            search: checkersbot::engine::SearchParams::default(),
         })
     }
 

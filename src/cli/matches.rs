@@ -4,7 +4,7 @@ use super::common::{load_layout, parse_side};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
-use checkersbot::engine::{EngineConfig, Limits};
+use checkersbot::engine::{EngineConfig, Limits, SearchParams};
 use checkersbot::play::arena::{
     progress_line, run_match, GameRecord, MatchOptions, PlayerKind, PlayerSpec,
 };
@@ -78,6 +78,13 @@ pub struct MatchArgs {
     /// weights file from `checkersbot train`.
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_b: String,
+    /// A's search settings changed from the engine's own, as `knob=value,...` (e.g.
+    /// `probcut=0` for the search without ProbCut; the knobs are listed in the README).
+    #[arg(long, default_value = "")]
+    search_a: String,
+    /// B's search settings changed from the engine's own, as --search-a.
+    #[arg(long, default_value = "")]
+    search_b: String,
     /// A plays the aggressive style.
     #[arg(long)]
     aggressive_a: bool,
@@ -155,6 +162,7 @@ struct PlayerArgs {
     aggressive: bool,
     threads: usize,
     eval: String,
+    search: String,
     /// The endgame database, opened once for both players when they name the same one.
     egdb: Option<Arc<Egdb>>,
 }
@@ -211,9 +219,9 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
         }
     };
     if s.kind == Kind::Student {
-        if !s.without.is_empty() || s.aggressive || s.threads > 1 {
+        if !s.without.is_empty() || s.aggressive || s.threads > 1 || !s.search.is_empty() {
             return Err(anyhow!(
-                "the student player has its own evaluation and one thread: --without, --aggressive \
+                "the student player has its own evaluation and one thread: --without, --aggressive, --search \
                  and --threads do not apply to it"
             ));
         }
@@ -235,6 +243,12 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     }
     if s.aggressive {
         name.push("aggressive".into());
+    }
+    let search = SearchParams::default()
+        .with_knobs(&s.search)
+        .map_err(|e| anyhow!("--search-a/--search-b: {e}"))?;
+    if !s.search.is_empty() {
+        name.push(s.search.replace(',', "+"));
     }
     if s.threads > 1 {
         name.push(format!("t{}", s.threads));
@@ -259,6 +273,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 learned: super::common::load_eval(&s.eval)?,
                 seed: None,
                 egdb,
+                search,
             },
             limits,
             misstep: s.level.and_then(Level::misstep),
@@ -332,6 +347,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_a,
             threads: args.threads_a,
             eval: args.eval_a.clone(),
+            search: args.search_a.clone(),
             egdb: egdb_a,
         },
         args.hash,
@@ -346,6 +362,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             aggressive: args.aggressive_b,
             threads: args.threads_b,
             eval: args.eval_b.clone(),
+            search: args.search_b.clone(),
             egdb: egdb_b,
         },
         args.hash,

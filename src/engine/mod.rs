@@ -103,6 +103,8 @@ pub struct EngineConfig {
     pub seed: Option<u64>,
     /// Endgame database: probed in the tree, and a root it holds is answered from it.
     pub egdb: Option<Arc<Egdb>>,
+    /// Search settings (pruning and reduction margins); the defaults are the engine's own.
+    pub search: SearchParams,
 }
 
 impl Default for EngineConfig {
@@ -114,6 +116,7 @@ impl Default for EngineConfig {
             learned: eval::default_learned(),
             seed: None,
             egdb: None,
+            search: SearchParams::default(),
         }
     }
 }
@@ -244,7 +247,6 @@ pub struct SearchResult {
 pub struct Engine {
     tt: Tt,
     config: EngineConfig,
-    params: SearchParams,
     rng: u64,
 }
 
@@ -255,7 +257,6 @@ impl Engine {
             tt: Tt::new(config.hash_mb),
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
-            params: SearchParams::default(),
         }
     }
 
@@ -268,7 +269,6 @@ impl Engine {
             tt,
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
-            params: SearchParams::default(),
         })
     }
 
@@ -279,12 +279,12 @@ impl Engine {
 
     /// The search settings (see [`SearchParams`]).
     pub fn search_params(&self) -> &SearchParams {
-        &self.params
+        &self.config.search
     }
 
     /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
     pub fn set_search_params(&mut self, params: SearchParams) {
-        self.params = params;
+        self.config.search = params;
     }
 
     /// Resizes the transposition table (its contents are lost).
@@ -395,7 +395,7 @@ impl Engine {
         };
         let tt = &self.tt;
         let cfg = &self.config;
-        let params = self.params;
+        let params = self.config.search;
         crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, soft, stop, on_info, rng, None))
     }
 
@@ -414,7 +414,7 @@ impl Engine {
     ) -> SearchResult {
         let tt = &self.tt;
         let cfg = &self.config;
-        let params = self.params;
+        let params = self.config.search;
         crate::with_position!(pos, p => search_position(tt, cfg, params, p, history, limits, None, stop, on_info, None, Some(exclude)))
     }
 
