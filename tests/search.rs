@@ -188,19 +188,24 @@ fn tune_variant(
             "runaway" => w.runaway = v as i32,
             "trade" => w.trade = v as i32,
             "endgame" => w.endgame = v as i32,
-            "lmr" => p.lmr = v != 0,
-            "min" => p.lmr_min_index = v as usize,
-            "depth" => p.lmr_min_depth = v as i32,
-            "threat" => p.lmr_threat_guard = v != 0,
-            "asp" => p.aspiration = v as i32,
-            "text" => p.threat_extension = v != 0,
-            "razor" => p.razor_margin = v as i32,
-            "razord" => p.razor_depth = v as i32,
-            "pc" => p.probcut = v as i32,
-            "pcd" => p.probcut_depth = v as i32,
-            "pcr" => p.probcut_reduction = v as i32,
-            "rfp" => p.rfp = v as i32,
-            _ => panic!("unknown knob {k}"),
+            // Search knobs: the short names of the README's older commands, or
+            // `SearchParams::with_knobs`'s own names.
+            _ => {
+                let knob = match k {
+                    "min" => "lmr_min_index",
+                    "depth" => "lmr_min_depth",
+                    "threat" => "lmr_threat_guard",
+                    "asp" => "aspiration",
+                    "text" => "threat_extension",
+                    "razor" => "razor_margin",
+                    "razord" => "razor_depth",
+                    "pc" => "probcut",
+                    "pcd" => "probcut_depth",
+                    "pcr" => "probcut_reduction",
+                    other => other,
+                };
+                p = p.with_knobs(&format!("{knob}={v}")).unwrap();
+            }
         }
     }
     (p, w)
