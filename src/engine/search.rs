@@ -118,25 +118,16 @@ pub struct SearchParams {
     pub probcut_depth: i32,
     /// How much shallower ProbCut's verifying search is.
     pub probcut_reduction: i32,
-    /// Reverse futility pruning: a quiet non-PV node within 3 plies of the horizon whose static
+    /// Reverse futility pruning: a quiet non-PV node within `rfp_depth` plies of the horizon whose static
     /// score is this margin per ply above beta returns that score (0 = off).
     pub rfp: i32,
     /// Deepest remaining depth where reverse futility pruning applies.
     pub rfp_depth: i32,
-    /// Move index from which a late quiet move is reduced two plies instead of one.
+    /// Move index from which a late quiet move is reduced two plies instead of one (fixed at 8:
+    /// before 2026-11-24 it was twice `lmr_min_index`, the same with the default).
     pub lmr2_index: usize,
     /// Smallest remaining depth for a two-ply reduction.
     pub lmr2_depth: i32,
-    /// Move index from which a late quiet move is reduced three plies (0 = never).
-    pub lmr3_index: usize,
-    /// Internal iterative deepening: a node this many plies or more from the horizon with no
-    /// table move is first searched two plies shallower to find one (0 = off).
-    pub iid_depth: i32,
-    /// Singular extension: the table's move is searched a ply deeper when every other move,
-    /// searched to half depth, scores this margin below the table's score (0 = off).
-    pub singular: i32,
-    /// Smallest remaining depth where the singular extension is tried.
-    pub singular_depth: i32,
 }
 
 impl Default for SearchParams {
@@ -157,10 +148,6 @@ impl Default for SearchParams {
             rfp_depth: 3,
             lmr2_index: 8,
             lmr2_depth: 6,
-            lmr3_index: 0,
-            iid_depth: 0,
-            singular: 0,
-            singular_depth: 8,
         }
     }
 }
@@ -169,7 +156,8 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction` and `rfp` (switches take 0 or 1).
+    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `lmr2_index` and `lmr2_depth`
+    /// (switches take 0 or 1).
     /// An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -203,10 +191,6 @@ impl SearchParams {
                 "rfp_depth" => self.rfp_depth = v,
                 "lmr2_index" => self.lmr2_index = count()?,
                 "lmr2_depth" => self.lmr2_depth = v,
-                "lmr3_index" => self.lmr3_index = count()?,
-                "iid_depth" => self.iid_depth = v.max(0),
-                "singular" => self.singular = v.max(0),
-                "singular_depth" => self.singular_depth = v.max(2),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -664,11 +648,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         }
         let is_pv = beta - alpha > 1;
         let mut tt_move = NO_MOVE;
-        let mut tt_seen = None;
         if let Some(e) = self.tt.probe(pos.hash) {
             self.counters.tt_hits += 1;
             tt_move = e.mv;
-            tt_seen = Some((from_tt(e.score, ply), e.depth as i32, e.bound));
             if !is_pv && e.depth as i32 >= depth && ply > 0 {
                 let s = from_tt(e.score, ply);
                 let cut = match e.bound {
@@ -744,66 +726,6 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             moves.clear();
             pos.generate(&mut moves);
         }
-        // Internal iterative deepening: without a table move, a shallower search finds one.
-        if self.params.iid_depth > 0
-            && tt_move == NO_MOVE
-            && depth >= self.params.iid_depth
-            && moves.len() > 1
-        {
-            self.bufs[ply] = moves;
-            self.negamax(pos, depth - 2, alpha, beta, ply);
-            moves = std::mem::take(&mut self.bufs[ply]);
-            if self.aborted {
-                self.bufs[ply] = moves;
-                return 0;
-            }
-            if let Some(e) = self.tt.probe(pos.hash) {
-                tt_move = e.mv;
-            }
-            moves.clear();
-            pos.generate(&mut moves);
-        }
-        // Singular extension: when every other move, searched to half depth, falls clearly short
-        // of the table's score, the table's move is the only one and is searched a ply deeper.
-        let mut extend_move = NO_MOVE;
-        if let Some((ts, td, tb)) = tt_seen {
-            if self.params.singular > 0
-                && ply > 0
-                && ply < 48
-                && depth >= self.params.singular_depth
-                && tt_move != NO_MOVE
-                && !forced_capture
-                && moves.len() > 1
-                && tb != Bound::Upper
-                && td >= depth - 3
-                && ts.abs() < EGDB_BOUND
-            {
-                let sbeta = ts - self.params.singular;
-                let sdepth = (depth - 1) / 2;
-                let mut singular = true;
-                for mv in moves.iter() {
-                    if move_id(mv) == tt_move {
-                        continue;
-                    }
-                    let child = pos.play(mv);
-                    self.push(pos, mv, &child);
-                    self.child_patterns(pos, &child, ply);
-                    let s = -self.negamax(&child, sdepth, -sbeta, -sbeta + 1, ply + 1);
-                    self.pop();
-                    if self.aborted {
-                        self.bufs[ply] = moves;
-                        return 0;
-                    }
-                    if s >= sbeta {
-                        singular = false;
-                        break;
-                    }
-                }
-                if singular {
-                    extend_move = tt_move;
-                }
-            }
-        }
         // A single legal move costs no depth.
         let new_depth = if moves.len() == 1 { depth } else { depth - 1 };
         self.order(pos, &mut moves, tt_move, ply);
@@ -824,8 +746,6 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             self.push(pos, mv, &child);
             self.child_patterns(pos, &child, ply);
             let mut score;
-            let new_depth =
-                new_depth + i32::from(extend_move != NO_MOVE && move_id(mv) == extend_move);
             if i == 0 {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
             } else {
@@ -835,9 +755,6 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                     // A move that offers the opponent a capture is tactical: a shot or a blunder.
                     if killers[0] != id && killers[1] != id && !child.has_capture() {
                         reduction = 1 + i32::from(depth >= lmr.lmr2_depth && i >= lmr.lmr2_index);
-                        if lmr.lmr3_index > 0 && depth >= 8 && i >= lmr.lmr3_index {
-                            reduction += 1;
-                        }
                         if is_pv {
                             reduction -= 1;
                         }
@@ -1035,7 +952,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,lmr2_index=10")
             .unwrap();
         assert_eq!(
             p,
@@ -1044,6 +961,8 @@ mod tests {
                 lmr: false,
                 razor_depth: 3,
                 rfp: 40,
+                rfp_depth: 5,
+                lmr2_index: 10,
                 ..d
             }
         );
