@@ -118,16 +118,11 @@ pub struct SearchParams {
     pub probcut_depth: i32,
     /// How much shallower ProbCut's verifying search is.
     pub probcut_reduction: i32,
-    /// Reverse futility pruning: a quiet non-PV node within `rfp_depth` plies of the horizon whose static
-    /// score is this margin per ply above beta returns that score (0 = off).
+    /// Reverse futility pruning: a quiet non-PV node within `rfp_depth` plies of the horizon whose
+    /// static score is this margin per ply above beta returns that score (0 = off).
     pub rfp: i32,
     /// Deepest remaining depth where reverse futility pruning applies.
     pub rfp_depth: i32,
-    /// Move index from which a late quiet move is reduced two plies instead of one (fixed at 8:
-    /// before 2026-11-24 it was twice `lmr_min_index`, the same with the default).
-    pub lmr2_index: usize,
-    /// Smallest remaining depth for a two-ply reduction.
-    pub lmr2_depth: i32,
 }
 
 impl Default for SearchParams {
@@ -146,8 +141,6 @@ impl Default for SearchParams {
             probcut_reduction: 4,
             rfp: 60,
             rfp_depth: 3,
-            lmr2_index: 8,
-            lmr2_depth: 6,
         }
     }
 }
@@ -156,8 +149,7 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `lmr2_index` and `lmr2_depth`
-    /// (switches take 0 or 1).
+    /// `probcut_depth`, `probcut_reduction`, `rfp` and `rfp_depth` (switches take 0 or 1).
     /// An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -189,8 +181,6 @@ impl SearchParams {
                 "probcut_reduction" => self.probcut_reduction = v.clamp(1, 8),
                 "rfp" => self.rfp = v.max(0),
                 "rfp_depth" => self.rfp_depth = v,
-                "lmr2_index" => self.lmr2_index = count()?,
-                "lmr2_depth" => self.lmr2_depth = v,
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -754,7 +744,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                     let id = Some((mv.from.0, mv.to.0, mv.jumps));
                     // A move that offers the opponent a capture is tactical: a shot or a blunder.
                     if killers[0] != id && killers[1] != id && !child.has_capture() {
-                        reduction = 1 + i32::from(depth >= lmr.lmr2_depth && i >= lmr.lmr2_index);
+                        reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
                         if is_pv {
                             reduction -= 1;
                         }
@@ -952,7 +942,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,lmr2_index=10")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5")
             .unwrap();
         assert_eq!(
             p,
@@ -962,7 +952,6 @@ mod tests {
                 razor_depth: 3,
                 rfp: 40,
                 rfp_depth: 5,
-                lmr2_index: 10,
                 ..d
             }
         );
