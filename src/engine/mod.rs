@@ -709,7 +709,7 @@ fn search_position<G: Geometry>(
             iter_times = (iter_times.1, Some(iter_start.elapsed()));
             if let Some(end) = budget_end {
                 let next = next_iteration_estimate(iter_times.0, iter_times.1);
-                if Instant::now() + next.mul_f64(0.4) >= end {
+                if Instant::now() + next.mul_f64(f64::from(params.iter_fit) / 100.0) >= end {
                     reason = StopReason::Time;
                     break;
                 }

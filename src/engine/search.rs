@@ -123,6 +123,9 @@ pub struct SearchParams {
     pub rfp: i32,
     /// Deepest remaining depth where reverse futility pruning applies.
     pub rfp_depth: i32,
+    /// Iterative deepening under a time limit starts a new iteration only if this percentage of
+    /// its expected time still fits before the limit.
+    pub iter_fit: i32,
 }
 
 impl Default for SearchParams {
@@ -141,6 +144,7 @@ impl Default for SearchParams {
             probcut_reduction: 4,
             rfp: 60,
             rfp_depth: 3,
+            iter_fit: 40,
         }
     }
 }
@@ -149,7 +153,7 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction`, `rfp` and `rfp_depth` (switches take 0 or 1).
+    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth` and `iter_fit` (switches take 0 or 1).
     /// An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -181,6 +185,7 @@ impl SearchParams {
                 "probcut_reduction" => self.probcut_reduction = v.clamp(1, 8),
                 "rfp" => self.rfp = v.max(0),
                 "rfp_depth" => self.rfp_depth = v,
+                "iter_fit" => self.iter_fit = v.clamp(0, 1000),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -942,7 +947,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15")
             .unwrap();
         assert_eq!(
             p,
@@ -952,6 +957,7 @@ mod tests {
                 razor_depth: 3,
                 rfp: 40,
                 rfp_depth: 5,
+                iter_fit: 15,
                 ..d
             }
         );
