@@ -376,7 +376,8 @@ impl Engine {
     }
 
     /// [`Engine::search`] with a soft time limit below the move time (a clock's budget, see
-    /// [`clock`]): no new iteration starts unless it is expected to fit by `soft`; the move time
+    /// [`clock`]): no new iteration starts unless `iter_fit` percent of its expected time fits by
+    /// `soft` ([`SearchParams::iter_fit`]); the move time
     /// stays the hard limit. `None`: the move time is both.
     pub fn search_soft(
         &mut self,
