@@ -3,12 +3,14 @@
 //!
 //! The engine knows nothing of protocols or terminals. A search can be stopped from another thread
 //! through the `stop` flag; it then answers with the best move found so far. Time management: the
-//! move time is a per-move budget, so the search uses it. Between iterations it estimates the next
-//! iteration's time from the growth of the last two and starts it only if at least 40% of it is
-//! expected to fit (an unfinished iteration still counts: the root moves it finished can replace
-//! the best move); a hard limit (the move time less a millisecond) is polled every 1024 nodes.
-//! With a game clock ([`clock`]) the iterations stop at a soft limit below the move time, which
-//! stays the hard one ([`Engine::search_soft`]).
+//! move time is a per-move budget, and time left over is lost, so the search uses all of it: it
+//! starts iteration after iteration until the hard limit (the move time less a millisecond,
+//! polled every 1024 nodes) stops one, and that unfinished iteration still counts (the root moves
+//! it finished can replace the best move). With a game clock ([`clock`]) time saved is kept for
+//! later moves, so the iterations stop at a soft limit below the move time, which stays the hard
+//! one ([`Engine::search_soft`]): between iterations the search estimates the next one's time from
+//! the growth of the last two and starts it only if 40% of it is expected to fit. Both shares
+//! are search knobs (`move_fit`, default 0, and `iter_fit`, default 40).
 //!
 //! With several threads (Lazy SMP) every thread searches the whole tree, sharing the table; helper
 //! threads start one ply apart, after each iteration move on to at least one ply beyond the main
@@ -378,7 +380,9 @@ impl Engine {
     /// [`Engine::search`] with a soft time limit below the move time (a clock's budget, see
     /// [`clock`]): no new iteration starts unless `iter_fit` percent of its expected time fits by
     /// `soft` ([`SearchParams::iter_fit`]); the move time
-    /// stays the hard limit. `None`: the move time is both.
+    /// stays the hard limit. `None`: the move time is both, and iterations start while
+    /// `move_fit` percent of their expected time fits ([`SearchParams::move_fit`]; by default
+    /// until the move time is up).
     pub fn search_soft(
         &mut self,
         pos: &AnyPosition,
@@ -710,7 +714,12 @@ fn search_position<G: Geometry>(
             iter_times = (iter_times.1, Some(iter_start.elapsed()));
             if let Some(end) = budget_end {
                 let next = next_iteration_estimate(iter_times.0, iter_times.1);
-                if Instant::now() + next.mul_f64(f64::from(params.iter_fit) / 100.0) >= end {
+                let fit = if soft.is_some() {
+                    params.iter_fit
+                } else {
+                    params.move_fit
+                };
+                if Instant::now() + next.mul_f64(f64::from(fit) / 100.0) >= end {
                     reason = StopReason::Time;
                     break;
                 }

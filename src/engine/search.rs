@@ -123,9 +123,14 @@ pub struct SearchParams {
     pub rfp: i32,
     /// Deepest remaining depth where reverse futility pruning applies.
     pub rfp_depth: i32,
-    /// Iterative deepening under a time limit starts a new iteration only if this percentage of
-    /// its expected time still fits before the limit.
+    /// Iterative deepening under a game clock's soft limit starts a new iteration only if this
+    /// percentage of its expected time still fits before the soft limit (time saved stays on the
+    /// clock for later moves).
     pub iter_fit: i32,
+    /// The same share under a fixed move time with no clock, where time left over is lost: at 0
+    /// (the default) iterations go on until the move time is up, and the unfinished last one
+    /// still counts with the root moves it finished.
+    pub move_fit: i32,
 }
 
 impl Default for SearchParams {
@@ -145,6 +150,7 @@ impl Default for SearchParams {
             rfp: 60,
             rfp_depth: 3,
             iter_fit: 40,
+            move_fit: 0,
         }
     }
 }
@@ -153,7 +159,7 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth` and `iter_fit` (switches take 0 or 1).
+    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit` and `move_fit` (switches take 0 or 1).
     /// An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -186,6 +192,7 @@ impl SearchParams {
                 "rfp" => self.rfp = v.max(0),
                 "rfp_depth" => self.rfp_depth = v,
                 "iter_fit" => self.iter_fit = v.clamp(0, 1000),
+                "move_fit" => self.move_fit = v.clamp(0, 1000),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -947,7 +954,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40")
             .unwrap();
         assert_eq!(
             p,
@@ -958,6 +965,7 @@ mod tests {
                 rfp: 40,
                 rfp_depth: 5,
                 iter_fit: 15,
+                move_fit: 40,
                 ..d
             }
         );
