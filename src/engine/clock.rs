@@ -4,9 +4,9 @@
 //! A time control is written as chess clocks are: `BASE+INC` in seconds (`300+3`, `2+0.05`), or
 //! `MOVES/BASE+INC` for periods: `40/600+0` gives 600 s for every 40 moves.
 //!
-//! The budget has a **soft** limit (no new iteration starts unless its expected time, scaled by the
-//! search knob `iter_fit`, fits by then) and a **hard** limit (the search stops). With `left` on the clock, `inc` the increment and `m`
-//! moves assumed to go (those left in the period, else an estimate that falls from 30 to 15 as
+//! The budget has a **soft** limit (no new iteration starts unless its expected time, scaled by
+//! the search knob `iter_fit`, fits by then) and a **hard** limit (the search stops). With `left`
+//! on the clock, `inc` the increment and `m` moves assumed to go (those left in the period, else an estimate that falls from 30 to 15 as
 //! the game goes on), and `usable = left - margin` (a margin of 50 ms, at most a quarter of what
 //! is left, for the latencies the daemon cannot see: the link, the arm's start):
 //!

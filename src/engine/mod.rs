@@ -581,6 +581,13 @@ fn search_position<G: Geometry>(
     let budget_end = limits
         .movetime
         .map(|t| start + soft.map_or(t, |s| s.min(t)));
+    // The share of the next iteration's expected time that must fit by `budget_end`: a clock's
+    // soft limit keeps saved time for later moves, a bare move time loses it.
+    let fit = f64::from(if soft.is_some() {
+        params.iter_fit
+    } else {
+        params.move_fit
+    }) / 100.0;
     let max_depth = limits
         .depth
         .unwrap_or(MAX_PLY as u32 - 8)
@@ -714,12 +721,7 @@ fn search_position<G: Geometry>(
             iter_times = (iter_times.1, Some(iter_start.elapsed()));
             if let Some(end) = budget_end {
                 let next = next_iteration_estimate(iter_times.0, iter_times.1);
-                let fit = if soft.is_some() {
-                    params.iter_fit
-                } else {
-                    params.move_fit
-                };
-                if Instant::now() + next.mul_f64(f64::from(fit) / 100.0) >= end {
+                if Instant::now() + next.mul_f64(fit) >= end {
                     reason = StopReason::Time;
                     break;
                 }
