@@ -1,4 +1,5 @@
-//! Runs the real binary: `play` driven through its standard input, `match` with a PDN file.
+//! Runs the real binary: `play` driven through its standard input, `match` with a PDN file,
+//! `search` with search knobs.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -228,4 +229,49 @@ fn selfplay_plays_with_the_weights_it_is_given() {
     );
     assert!(written.is_empty(), "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The last line of `search` before `move`: the final iteration's statistics.
+fn search_final_line(knobs: &str) -> String {
+    let out = bin()
+        .args(["search", "--depth", "9", "--egdb", "off", "--search", knobs])
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{knobs}: {text}");
+    let last = text
+        .lines()
+        .find(|l| l.contains(" stop "))
+        .unwrap_or_else(|| panic!("{knobs}: no final line in {text}"));
+    // The time and speed differ from run to run; the tree does not.
+    let mut kept = Vec::new();
+    let mut words = last.split(' ');
+    while let Some(w) = words.next() {
+        if w == "nps" || w == "time" {
+            words.next();
+        } else {
+            kept.push(w);
+        }
+    }
+    kept.join(" ")
+}
+
+#[test]
+fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
+    // Prefetching the table only changes speed: the same nodes, score and line.
+    let with = search_final_line("");
+    assert_eq!(with, search_final_line("prefetch=0"));
+    assert!(with.contains("depth 9"), "{with}");
+    // A knob that changes the search changes the tree.
+    assert_ne!(with, search_final_line("probcut=0,rfp=0,lmr=0"));
+    let out = bin()
+        .args(["search", "--depth", "3", "--search", "speed=9"])
+        .output()
+        .expect("binary runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--search: unknown search knob 'speed'"),
+        "{err}"
+    );
 }

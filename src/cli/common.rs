@@ -176,11 +176,6 @@ impl EngineArgs {
             search: checkersbot::engine::SearchParams::default(),
         })
     }
-
-    /// A new engine with these settings.
-    pub fn engine(&self) -> Result<checkersbot::engine::Engine> {
-        Ok(checkersbot::engine::Engine::new(self.config()?))
-    }
 }
 
 /// `--level`: one of the library's levels ([`Level::ALL`]), by name.

