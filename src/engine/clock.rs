@@ -6,9 +6,10 @@
 //!
 //! The budget has a **soft** limit (no new iteration starts unless its expected time, scaled by
 //! the search knob `iter_fit`, fits by then) and a **hard** limit (the search stops). With `left`
-//! on the clock, `inc` the increment and `m` moves assumed to go (those left in the period, else an estimate that falls from 30 to 15 as
-//! the game goes on), and `usable = left - margin` (a margin of 50 ms, at most a quarter of what
-//! is left, for the latencies the daemon cannot see: the link, the arm's start):
+//! on the clock, `inc` the increment and `m` moves assumed to go (those left in the period, else
+//! an estimate that falls from 30 to 15 as the game goes on), and `usable = left - margin` (a
+//! margin of 50 ms, at most a quarter of what is left, for the latencies the daemon cannot see:
+//! the link, the arm's start):
 //!
 //! - soft = usable / m + 3/4 inc;
 //! - hard = the least of 4 soft, 2/5 usable + 1/2 inc, and 4/5 usable; soft is at most hard.
