@@ -275,3 +275,84 @@ fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
         "{err}"
     );
 }
+
+/// `train --tiling staggered` from the built-in (sparse) weights: with no epochs the new regions
+/// are empty, so the file searches the very tree the built-in weights do; trained, it writes the
+/// 13 regions' tables; a tiling that does not exist is named.
+#[test]
+fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-tiling-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let data = dir.join("d.cbsp");
+    let made = bin()
+        .args([
+            "selfplay",
+            "--games",
+            "4",
+            "--nodes",
+            "300",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&data)
+        .output()
+        .expect("binary runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let train = |extra: &[&str], out: &std::path::Path| {
+        bin()
+            .arg("train")
+            .arg("--data")
+            .arg(&data)
+            .args(["--init", "weights/8x8.cbev", "--threads", "1"])
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .expect("binary runs")
+    };
+    let same = dir.join("same.cbev");
+    let r = train(&["--tiling", "staggered", "--epochs", "0"], &same);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        String::from_utf8_lossy(&r.stdout).contains("13 regions (staggered)"),
+        "{}",
+        String::from_utf8_lossy(&r.stdout)
+    );
+    let search = |eval: &str| {
+        let out = bin()
+            .args(["search", "--depth", "9", "--egdb", "off", "--eval", eval])
+            .output()
+            .expect("binary runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{eval}: {text}");
+        let last = text.lines().find(|l| l.contains(" stop ")).map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            // Score, nodes and line: the tree, not its time.
+            let at = |k: &str| w.iter().position(|x| *x == k).map(|i| w[i + 1].to_string());
+            (at("cp"), at("nodes"), at("pv"))
+        });
+        last.unwrap_or_else(|| panic!("{eval}: no final line in {text}"))
+    };
+    let same_path = same.to_string_lossy().into_owned();
+    assert_eq!(search(&same_path), search("learned"));
+    let trained = dir.join("trained.cbev");
+    let r = train(&["--tiling", "staggered", "--epochs", "1"], &trained);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let bytes = std::fs::read(&trained).expect("weights written");
+    let w = checkersbot::engine::eval::LearnedWeights::from_bytes(&bytes).expect("weights load");
+    assert_eq!(w.tiling, checkersbot::engine::eval::Tiling::Staggered);
+    assert_ne!(search(&trained.to_string_lossy()), search("learned"));
+    let r = train(&["--tiling", "diagonal"], &dir.join("bad.cbev"));
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("diagonal") && err.contains("staggered"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,10 +2,11 @@
 //! turned 180 degrees, the colours swapped, the other side to move) score exact negatives from a
 //! fixed side's point of view, on every board size, with weights that are all different; and the
 //! region indices the search updates move by move equal those computed from scratch, along random
-//! games from random boards.
+//! games from random boards. Both with the sparse regions and with the staggered ones (on the
+//! sizes that can hold them).
 
 use checkersbot::engine::eval::{
-    params_per_phase, Evaluator, LearnedSet, LearnedWeights, Weights, MAX_SLOTS,
+    params_per_phase, Evaluator, LearnedSet, LearnedWeights, Tiling, Weights, MAX_SLOTS,
 };
 use checkersbot::learn::train::learned_score;
 use checkersbot::rules::any_size::AnyPosition;
@@ -14,13 +15,19 @@ use checkersbot::rules::geometry::{BoardSize, Geometry, G10, G12, G4, G6, G8};
 use checkersbot::rules::position::{Piece, Position, Side};
 use proptest::prelude::*;
 
-fn weights(size: BoardSize) -> LearnedWeights {
-    let per = params_per_phase(size);
+/// Weights that are all different, with the staggered regions if asked and the size holds them.
+fn weights(size: BoardSize, staggered: bool) -> LearnedWeights {
+    let tiling = if staggered && Tiling::Staggered.fits(size) {
+        Tiling::Staggered
+    } else {
+        Tiling::Sparse
+    };
+    let per = params_per_phase(size, tiling);
     let open: Vec<f32> = (0..per).map(|i| ((i * 7919) % 61) as f32 - 30.0).collect();
     let end: Vec<f32> = (0..per)
         .map(|i| ((i * 104_729) % 53) as f32 - 26.0)
         .collect();
-    LearnedWeights::from_cp(size, 100.0, &open, &end)
+    LearnedWeights::from_cp(size, tiling, 100.0, &open, &end)
 }
 
 /// A board from one choice per playable square (most squares empty); men never on their
@@ -67,8 +74,8 @@ fn twin(g: &Grid) -> Grid {
     t
 }
 
-fn check(size: BoardSize, cells: &[u8], bot: bool) -> Result<(), TestCaseError> {
-    let w = weights(size);
+fn check(size: BoardSize, cells: &[u8], bot: bool, staggered: bool) -> Result<(), TestCaseError> {
+    let w = weights(size, staggered);
     let g = board(size, cells);
     let side = if bot { Side::Bot } else { Side::Player };
     let pos = AnyPosition::from_grid(&g, side);
@@ -89,9 +96,16 @@ fn check(size: BoardSize, cells: &[u8], bot: bool) -> Result<(), TestCaseError> 
 /// Plays random moves (chosen by `picks`) from the board `cells` describes, updating the region
 /// indices move by move as the search does, and checks them and the score they give against the
 /// indices and score computed from scratch after every move.
-fn check_incremental<G: Geometry>(cells: &[u8], picks: &[u16]) -> Result<(), TestCaseError> {
-    let set = LearnedSet::single(weights(G::SIZE));
+fn check_incremental<G: Geometry>(
+    cells: &[u8],
+    picks: &[u16],
+    staggered: bool,
+) -> Result<(), TestCaseError> {
+    let w = weights(G::SIZE, staggered);
+    let tiling = w.tiling;
+    let set = LearnedSet::single(w);
     let ev = Evaluator::<G>::with_learned(Weights::default(), &set);
+    prop_assert_eq!(ev.tiling(), tiling);
     let mut pos: Position<G> = board(G::SIZE, cells).to_position(Side::Player);
     let slots = ev.index_slots();
     let mut idx = [0u16; MAX_SLOTS];
@@ -121,29 +135,29 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn incremental_region_indices_equal_scratch_8x8(cells in prop::collection::vec(any::<u8>(), 32), picks in prop::collection::vec(any::<u16>(), 1..80)) {
-        check_incremental::<G8>(&cells, &picks)?;
+    fn incremental_region_indices_equal_scratch_8x8(cells in prop::collection::vec(any::<u8>(), 32), picks in prop::collection::vec(any::<u16>(), 1..80), staggered: bool) {
+        check_incremental::<G8>(&cells, &picks, staggered)?;
     }
 
     #[test]
-    fn incremental_region_indices_equal_scratch_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), picks in prop::collection::vec(any::<u16>(), 1..80), which in 0usize..4) {
+    fn incremental_region_indices_equal_scratch_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), picks in prop::collection::vec(any::<u16>(), 1..80), which in 0usize..4, staggered: bool) {
         match which {
-            0 => check_incremental::<G4>(&cells, &picks)?,
-            1 => check_incremental::<G6>(&cells, &picks)?,
-            2 => check_incremental::<G10>(&cells, &picks)?,
-            _ => check_incremental::<G12>(&cells, &picks)?,
+            0 => check_incremental::<G4>(&cells, &picks, staggered)?,
+            1 => check_incremental::<G6>(&cells, &picks, staggered)?,
+            2 => check_incremental::<G10>(&cells, &picks, staggered)?,
+            _ => check_incremental::<G12>(&cells, &picks, staggered)?,
         }
     }
 
     #[test]
-    fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool) {
-        check(BoardSize::S8, &cells, bot)?;
+    fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool, staggered: bool) {
+        check(BoardSize::S8, &cells, bot, staggered)?;
     }
 
     #[test]
-    fn mirrored_twins_score_exact_negatives_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), bot: bool, which in 0usize..4) {
+    fn mirrored_twins_score_exact_negatives_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), bot: bool, which in 0usize..4, staggered: bool) {
         let size = [BoardSize::S4, BoardSize::S6, BoardSize::S10, BoardSize::S12][which];
-        check(size, &cells, bot)?;
+        check(size, &cells, bot, staggered)?;
     }
 }
 

@@ -1,7 +1,7 @@
 //! `checkersbot train`: fits the learned evaluation to self-play data and writes a weights file.
 
 use anyhow::{anyhow, Context, Result};
-use checkersbot::engine::eval::LearnedWeights;
+use checkersbot::engine::eval::{LearnedWeights, Tiling};
 use checkersbot::learn::data::read_all;
 use checkersbot::learn::train::{train, TrainConfig};
 use clap::Args;
@@ -20,6 +20,12 @@ pub struct TrainArgs {
     /// Start from these weights instead of the hand evaluation's global weights.
     #[arg(long)]
     init: Option<PathBuf>,
+    /// How the pattern regions cover the board: `sparse` (corners on even rows and columns: 9
+    /// regions on 8x8) or `staggered` (those and the regions centred between them: 13 on 8x8, 25
+    /// on 10x10; not 12x12). Default: the tiling of `--init`, else sparse. Starting from weights
+    /// of another tiling keeps the tables of the regions both have; the others start empty.
+    #[arg(long, value_parser = parse_tiling)]
+    tiling: Option<Tiling>,
     /// Passes over the data.
     #[arg(long, default_value_t = 20)]
     epochs: usize,
@@ -50,6 +56,10 @@ pub struct TrainArgs {
     threads: Option<usize>,
 }
 
+fn parse_tiling(s: &str) -> Result<Tiling, String> {
+    Tiling::parse(s).ok_or_else(|| format!("unknown tiling `{s}`: sparse or staggered"))
+}
+
 /// Runs `train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
@@ -77,8 +87,25 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             LearnedWeights::from_bytes_for(&bytes, size)
                 .with_context(|| format!("cannot start from {}", p.display()))?
         }
-        None => LearnedWeights::initial(size),
+        None => LearnedWeights::initial(size, args.tiling.unwrap_or_default()),
     };
+    let init = match args.tiling {
+        Some(t) if t != init.tiling => init.retiled(t).ok_or_else(|| {
+            anyhow!(
+                "--tiling {} has {} regions on {size}, more than the evaluator holds",
+                t.name(),
+                t.corners(size.n()).len()
+            )
+        })?,
+        _ => init,
+    };
+    if !init.tiling.fits(size) {
+        return Err(anyhow!(
+            "--tiling {} has {} regions on {size}, more than the evaluator holds",
+            init.tiling.name(),
+            init.tiling.corners(size.n()).len()
+        ));
+    }
     let cfg = TrainConfig {
         epochs: args.epochs,
         batch: args.batch,
@@ -93,10 +120,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
     };
     println!(
-        "{} positions ({size}) read in {:.1} s; {:.0}% held out for validation",
+        "{} positions ({size}) read in {:.1} s; {:.0}% held out for validation; {} regions ({})",
         records.len(),
         start.elapsed().as_secs_f64(),
-        cfg.valid * 100.0
+        cfg.valid * 100.0,
+        init.tiling.corners(size.n()).len(),
+        init.tiling.name()
     );
     let w = train(size, &records, &init, &cfg, &mut |r| {
         println!(

@@ -14,7 +14,7 @@
 //! A run is deterministic for its seed: each batch is cut into a fixed number of chunks whose
 //! gradients are added in order, whatever the number of threads.
 
-use crate::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Weights};
+use crate::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Tiling, Weights};
 use crate::learn::data::{Record, SCORE_CLAMP};
 use crate::rng::Rng;
 use crate::rules::any_size::AnyPosition;
@@ -136,8 +136,8 @@ pub fn fit_k(records: &[Record]) -> f32 {
     (a + b) / 2.0
 }
 
-fn extract_sized<G: Geometry>(records: &[Record], k: f32, lambda: f32) -> Samples {
-    let ev = Evaluator::<G>::new(Weights::default());
+fn extract_sized<G: Geometry>(records: &[Record], tiling: Tiling, k: f32, lambda: f32) -> Samples {
+    let ev = Evaluator::<G>::with_tiling(Weights::default(), tiling);
     let mut feats = Vec::with_capacity(records.len() * 30);
     let mut samples = Vec::with_capacity(records.len());
     for r in records {
@@ -163,14 +163,14 @@ fn extract_sized<G: Geometry>(records: &[Record], k: f32, lambda: f32) -> Sample
     Samples { feats, samples }
 }
 
-fn extract(size: BoardSize, records: &[Record], k: f32, lambda: f32) -> Samples {
+fn extract(size: BoardSize, records: &[Record], tiling: Tiling, k: f32, lambda: f32) -> Samples {
     use crate::rules::geometry::{G10, G12, G4, G6, G8};
     match size {
-        BoardSize::S4 => extract_sized::<G4>(records, k, lambda),
-        BoardSize::S6 => extract_sized::<G6>(records, k, lambda),
-        BoardSize::S8 => extract_sized::<G8>(records, k, lambda),
-        BoardSize::S10 => extract_sized::<G10>(records, k, lambda),
-        BoardSize::S12 => extract_sized::<G12>(records, k, lambda),
+        BoardSize::S4 => extract_sized::<G4>(records, tiling, k, lambda),
+        BoardSize::S6 => extract_sized::<G6>(records, tiling, k, lambda),
+        BoardSize::S8 => extract_sized::<G8>(records, tiling, k, lambda),
+        BoardSize::S10 => extract_sized::<G10>(records, tiling, k, lambda),
+        BoardSize::S12 => extract_sized::<G12>(records, tiling, k, lambda),
     }
 }
 
@@ -222,7 +222,8 @@ impl Model {
     }
 }
 
-/// Trains weights for `size` on `records` from `start`, reporting each epoch. Returns the weights.
+/// Trains weights for `size` on `records` from `start` (whose tiling the result keeps), reporting
+/// each epoch. Returns the weights.
 pub fn train(
     size: BoardSize,
     records: &[Record],
@@ -231,8 +232,8 @@ pub fn train(
     on_epoch: &mut dyn FnMut(&EpochReport),
 ) -> LearnedWeights {
     let k = cfg.k.unwrap_or_else(|| fit_k(records));
-    let data = extract(size, records, k, cfg.lambda);
-    let per = params_per_phase(size);
+    let data = extract(size, records, start.tiling, k, cfg.lambda);
+    let per = params_per_phase(size, start.tiling);
     let dense_from = per - crate::engine::eval::DENSE;
     let scale = crate::engine::eval::WEIGHT_SCALE as f32;
     let mut model = Model {
@@ -332,7 +333,7 @@ pub fn train(
             valid_loss: model.loss(&data, &valid, k, threads),
         });
     }
-    LearnedWeights::from_cp(size, k, &model.w[..per], &model.w[per..])
+    LearnedWeights::from_cp(size, start.tiling, k, &model.w[..per], &model.w[per..])
 }
 
 /// The learned score of a record's position for its side to move (for checks and reports).
@@ -340,7 +341,7 @@ pub fn learned_score(w: &LearnedWeights, pos: &AnyPosition) -> i32 {
     use crate::rules::any_size::AnyPosition as A;
     use crate::rules::geometry::{G10, G12, G4, G6, G8};
     fn go<G: Geometry>(w: &LearnedWeights, p: &Position<G>) -> i32 {
-        let ev = Evaluator::<G>::new(Weights::default());
+        let ev = Evaluator::<G>::with_tiling(Weights::default(), w.tiling);
         let s = ev.learned_for_player(w, p);
         if p.side == Side::Player {
             s
@@ -389,7 +390,7 @@ mod tests {
     #[test]
     fn the_trainer_recovers_known_weights_from_synthetic_data() {
         let size = BoardSize::S8;
-        let per = params_per_phase(size);
+        let per = params_per_phase(size, Tiling::Sparse);
         let base = per - crate::engine::eval::DENSE;
         // A known evaluation: material and mobility, different per phase. (Patterns could stand
         // for material on so few positions; the penalty keeps them small.)
@@ -401,7 +402,7 @@ mod tests {
         end[base + Dense::Kings as usize] = 200.0;
         open[base + Dense::ManMobility as usize] = 6.0;
         end[base + Dense::ManMobility as usize] = 2.0;
-        let known = LearnedWeights::from_cp(size, 100.0, &open, &end);
+        let known = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &open, &end);
         // Records labelled by the known evaluation's score alone (lambda 0).
         let records: Vec<Record> = positions(6000, 3)
             .iter()
@@ -421,7 +422,7 @@ mod tests {
         let got = train(
             size,
             &records,
-            &LearnedWeights::initial(size),
+            &LearnedWeights::initial(size, Tiling::Sparse),
             &cfg,
             &mut |r| last = Some(r.clone()),
         );
@@ -447,7 +448,7 @@ mod tests {
         let again = train(
             size,
             &records,
-            &LearnedWeights::initial(size),
+            &LearnedWeights::initial(size, Tiling::Sparse),
             &TrainConfig {
                 threads: 1,
                 ..cfg.clone()

@@ -114,10 +114,67 @@ impl Dense {
 /// Number of global features.
 pub const DENSE: usize = Dense::ALL.len();
 
-/// Number of regions on an `n`x`n` board.
-pub fn regions(size: BoardSize) -> usize {
-    let per_side = (size.n() - 4) / 2 + 1;
-    per_side * per_side
+/// How the regions cover the board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Tiling {
+    /// Top-left corners on even rows and columns: 9 regions on 8x8, 16 on 10x10, 25 on 12x12.
+    #[default]
+    Sparse,
+    /// The sparse regions, then those with their top-left corners on odd rows and columns, each
+    /// centred where four sparse ones meet: 13 on 8x8, 25 on 10x10, 5 on 6x6 (12x12 would need
+    /// 41, more than [`MAX_SLOTS`] holds).
+    Staggered,
+}
+
+impl Tiling {
+    /// Both tilings, the default first.
+    pub const ALL: [Tiling; 2] = [Tiling::Sparse, Tiling::Staggered];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tiling::Sparse => "sparse",
+            Tiling::Staggered => "staggered",
+        }
+    }
+
+    /// The tiling of a name given on the command line.
+    pub fn parse(s: &str) -> Option<Tiling> {
+        Tiling::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// The regions' top-left corners (row, column) on an `n`x`n` board, in table order.
+    pub fn corners(self, n: usize) -> Vec<(usize, usize)> {
+        let grid = |first: usize| {
+            let starts: Vec<usize> = (first..n.saturating_sub(3)).step_by(2).collect();
+            starts
+                .iter()
+                .flat_map(|&r| starts.iter().map(move |&c| (r, c)))
+                .collect::<Vec<_>>()
+        };
+        let mut out = grid(0);
+        if self == Tiling::Staggered {
+            out.extend(grid(1));
+        }
+        out
+    }
+
+    /// Whether the evaluator can hold this tiling's region views on this size.
+    pub fn fits(self, size: BoardSize) -> bool {
+        2 * self.corners(size.n()).len() <= MAX_SLOTS
+    }
+
+    /// The tiling with `count` regions on this size, if there is one.
+    fn with_regions(size: BoardSize, count: usize) -> Option<Tiling> {
+        Tiling::ALL
+            .into_iter()
+            .find(|t| t.fits(size) && t.corners(size.n()).len() == count)
+    }
+}
+
+/// Number of regions on an `n`x`n` board with this tiling.
+pub fn regions(size: BoardSize, tiling: Tiling) -> usize {
+    tiling.corners(size.n()).len()
 }
 
 /// Playable squares on an `n`x`n` board: one king-square weight each.
@@ -125,10 +182,10 @@ pub fn king_squares(size: BoardSize) -> usize {
     size.n() * size.n() / 2
 }
 
-/// Weights of one phase on a board size: the regions' tables, the king squares, then the global
-/// features.
-pub fn params_per_phase(size: BoardSize) -> usize {
-    regions(size) * REGION_ENTRIES + king_squares(size) + DENSE
+/// Weights of one phase on a board size with this tiling: the regions' tables, the king squares,
+/// then the global features.
+pub fn params_per_phase(size: BoardSize, tiling: Tiling) -> usize {
+    regions(size, tiling) * REGION_ENTRIES + king_squares(size) + DENSE
 }
 
 /// What is wrong with a weights file.
@@ -169,6 +226,8 @@ pub enum WeightsError {
 pub struct LearnedWeights {
     /// The board size they are for.
     pub size: BoardSize,
+    /// How their regions cover the board (told by the file's number of regions).
+    pub tiling: Tiling,
     /// The logistic scale they were fitted with (for information).
     pub k: f32,
     /// Each weight's opening and endgame values side by side (one memory access per feature),
@@ -182,8 +241,10 @@ impl std::fmt::Debug for LearnedWeights {
         let sum = fnv1a(&self.to_bytes()[HEADER_LEN..]);
         write!(
             f,
-            "LearnedWeights {{ size: {}, k: {}, weights: {} per phase, checksum {sum:016x} }}",
+            "LearnedWeights {{ size: {}, tiling: {}, k: {}, weights: {} per phase, checksum \
+             {sum:016x} }}",
             self.size,
+            self.tiling.name(),
             self.k,
             self.pairs.len()
         )
@@ -193,6 +254,7 @@ impl std::fmt::Debug for LearnedWeights {
 impl PartialEq for LearnedWeights {
     fn eq(&self, other: &Self) -> bool {
         self.size == other.size
+            && self.tiling == other.tiling
             && self.k.to_bits() == other.k.to_bits()
             && self.pairs == other.pairs
     }
@@ -207,8 +269,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 impl LearnedWeights {
-    /// Weights from values in hundredths of a man (rounded to the stored resolution).
-    pub fn from_cp(size: BoardSize, k: f32, open: &[f32], end: &[f32]) -> LearnedWeights {
+    /// Weights from values in hundredths of a man (rounded to the stored resolution), laid out as
+    /// [`params_per_phase`] says for `size` and `tiling`.
+    pub fn from_cp(
+        size: BoardSize,
+        tiling: Tiling,
+        k: f32,
+        open: &[f32],
+        end: &[f32],
+    ) -> LearnedWeights {
         let q = |x: f32| {
             (x * WEIGHT_SCALE as f32)
                 .round()
@@ -216,6 +285,7 @@ impl LearnedWeights {
         };
         LearnedWeights {
             size,
+            tiling,
             k,
             pairs: open.iter().zip(end).map(|(&o, &e)| [q(o), q(e)]).collect(),
         }
@@ -237,13 +307,39 @@ impl LearnedWeights {
     }
 
     /// The starting point of training: the hand evaluation's global weights, empty patterns.
-    pub fn initial(size: BoardSize) -> LearnedWeights {
-        let mut w = vec![0.0; params_per_phase(size)];
-        let base = params_per_phase(size) - DENSE;
+    pub fn initial(size: BoardSize, tiling: Tiling) -> LearnedWeights {
+        let per = params_per_phase(size, tiling);
+        let mut w = vec![0.0; per];
         for (i, d) in Dense::ALL.iter().enumerate() {
-            w[base + i] = d.initial_cp();
+            w[per - DENSE + i] = d.initial_cp();
         }
-        LearnedWeights::from_cp(size, 0.0, &w, &w)
+        LearnedWeights::from_cp(size, tiling, 0.0, &w, &w)
+    }
+
+    /// The same weights with the regions of `tiling`: a region both tilings have keeps its
+    /// table, a region only the new one has starts empty (its score is then unchanged), and a
+    /// region only the old one has is dropped. `None` if the tiling does not fit the size.
+    pub fn retiled(&self, tiling: Tiling) -> Option<LearnedWeights> {
+        if !tiling.fits(self.size) {
+            return None;
+        }
+        let n = self.size.n();
+        let old = self.tiling.corners(n);
+        let mut pairs = Vec::with_capacity(params_per_phase(self.size, tiling));
+        for corner in tiling.corners(n) {
+            match old.iter().position(|&c| c == corner) {
+                Some(r) => pairs
+                    .extend_from_slice(&self.pairs[r * REGION_ENTRIES..(r + 1) * REGION_ENTRIES]),
+                None => pairs.extend(std::iter::repeat_n([0i16; 2], REGION_ENTRIES)),
+            }
+        }
+        pairs.extend_from_slice(&self.pairs[old.len() * REGION_ENTRIES..]);
+        Some(LearnedWeights {
+            size: self.size,
+            tiling,
+            k: self.k,
+            pairs,
+        })
     }
 
     /// The file's bytes.
@@ -259,7 +355,7 @@ impl LearnedWeights {
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.push(self.size.n() as u8);
         out.push(0);
-        out.extend_from_slice(&(regions(self.size) as u16).to_le_bytes());
+        out.extend_from_slice(&(regions(self.size, self.tiling) as u16).to_le_bytes());
         out.extend_from_slice(&(DENSE as u16).to_le_bytes());
         out.extend_from_slice(&self.k.to_le_bytes());
         out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
@@ -292,13 +388,15 @@ impl LearnedWeights {
         } else {
             (DENSE, king_squares(size))
         };
-        if r != regions(size) || d != want_d || ks != want_ks {
+        let tiling = Tiling::with_regions(size, r).filter(|_| d == want_d && ks == want_ks);
+        let Some(tiling) = tiling else {
             return Err(WeightsError::Malformed(format!(
                 "{r} regions, {ks} king squares and {d} global features do not fit {size} \
-                 (expected {}, {want_ks} and {want_d})",
-                regions(size)
+                 (expected {} or {} regions, {want_ks} king squares and {want_d} global features)",
+                regions(size, Tiling::Sparse),
+                regions(size, Tiling::Staggered)
             )));
-        }
+        };
         let k = f32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
         let mut sum = [0u8; 8];
         sum.copy_from_slice(&bytes[16..24]);
@@ -328,12 +426,17 @@ impl LearnedWeights {
         // Lay the stored weights out as this version does: patterns, king squares, globals; what
         // an older file lacks is zero.
         let patterns = r * REGION_ENTRIES;
-        let mut pairs = vec![[0i16; 2]; params_per_phase(size)];
+        let mut pairs = vec![[0i16; 2]; params_per_phase(size, tiling)];
         pairs[..patterns].copy_from_slice(&stored[..patterns]);
         pairs[patterns..patterns + ks].copy_from_slice(&stored[patterns..patterns + ks]);
         let dense_at = patterns + king_squares(size);
         pairs[dense_at..dense_at + d].copy_from_slice(&stored[patterns + ks..]);
-        Ok(LearnedWeights { size, k, pairs })
+        Ok(LearnedWeights {
+            size,
+            tiling,
+            k,
+            pairs,
+        })
     }
 
     /// Reads weights for `size`, refusing weights made for another size.
@@ -360,6 +463,7 @@ impl LearnedWeights {
 /// square_start[b + 1]` is bit `b`'s part of the list.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Regions {
+    tiling: Tiling,
     player: Vec<[u32; 4]>,
     /// Per bit of the padded layout, the king-square weight a player's king there uses, and the
     /// one a bot's king there uses (its square on the turned board); 0 off the board.
@@ -377,25 +481,22 @@ struct SquareSlot {
 }
 
 impl Regions {
-    pub(super) fn new(n: usize) -> Regions {
-        let mut out = Regions::default();
+    pub(super) fn new(n: usize, tiling: Tiling) -> Regions {
+        let mut out = Regions {
+            tiling,
+            ..Regions::default()
+        };
         let first = |r: usize, c0: usize| {
             (c0..c0 + 4)
                 .find_map(|c| Coord::new(r as u8, c as u8).to_square(n))
                 .map_or(0, |s| u32::from(s.0))
         };
-        let mut r0 = 0;
-        while r0 + 4 <= n {
-            let mut c0 = 0;
-            while c0 + 4 <= n {
-                let mut p = [0; 4];
-                for (i, shift) in p.iter_mut().enumerate() {
-                    *shift = first(r0 + i, c0);
-                }
-                out.player.push(p);
-                c0 += 2;
+        for (r0, c0) in tiling.corners(n) {
+            let mut p = [0; 4];
+            for (i, shift) in p.iter_mut().enumerate() {
+                *shift = first(r0 + i, c0);
             }
-            r0 += 2;
+            out.player.push(p);
         }
         out.index_squares(n);
         let bits = out.square_start.len().saturating_sub(1);
@@ -523,6 +624,11 @@ impl<G: Geometry> Evaluator<G> {
             pair[0] = region_index(p, pm, bm) as u16;
             pair[1] = region_index(p, bm_turned, pm_turned) as u16;
         }
+    }
+
+    /// How this evaluator's regions cover the board.
+    pub fn tiling(&self) -> Tiling {
+        self.regions.tiling
     }
 
     /// Index slots of this board size's region views (see [`Self::region_indices`]).
@@ -690,10 +796,15 @@ impl<G: Geometry> Evaluator<G> {
         idx: &[u16],
     ) -> i32 {
         let (mut so, mut se) = (0i32, 0i32);
+        debug_assert_eq!(
+            w.tiling, self.regions.tiling,
+            "weights read with their own regions"
+        );
         self.features_with(pos, idx, &mut |i, v| {
-            let [o, e] = w.pairs[i];
-            so += i32::from(o) * v;
-            se += i32::from(e) * v;
+            if let Some(&[o, e]) = w.pairs.get(i) {
+                so += i32::from(o) * v;
+                se += i32::from(e) * v;
+            }
         });
         let (p, full) = self.phase(pos);
         let p = p.min(full);
@@ -706,18 +817,18 @@ mod tests {
     use super::*;
     use crate::rules::geometry::G8;
 
-    fn sample_weights(size: BoardSize) -> LearnedWeights {
-        let per = params_per_phase(size);
+    fn sample_weights(size: BoardSize, tiling: Tiling) -> LearnedWeights {
+        let per = params_per_phase(size, tiling);
         let open: Vec<f32> = (0..per).map(|i| ((i * 7919) % 41) as f32 - 20.0).collect();
         let end: Vec<f32> = (0..per)
             .map(|i| ((i * 104_729) % 37) as f32 - 18.0)
             .collect();
-        LearnedWeights::from_cp(size, 123.5, &open, &end)
+        LearnedWeights::from_cp(size, tiling, 123.5, &open, &end)
     }
 
     #[test]
     fn weights_files_round_trip_and_damage_is_refused() {
-        let w = sample_weights(BoardSize::S8);
+        let w = sample_weights(BoardSize::S8, Tiling::Sparse);
         let bytes = w.to_bytes();
         assert_eq!(LearnedWeights::from_bytes(&bytes), Ok(w.clone()));
         assert_eq!(
@@ -757,7 +868,7 @@ mod tests {
     fn a_king_reads_its_square_and_the_bot_reads_the_turned_board() {
         let ev = Evaluator::<G8>::new(super::super::Weights::default());
         let size = BoardSize::S8;
-        let kings_base = regions(size) * REGION_ENTRIES;
+        let kings_base = regions(size, Tiling::Sparse) * REGION_ENTRIES;
         let mut pos = Position::<G8>::initial(Side::Player);
         for r in 0..8u8 {
             for c in 0..8u8 {
@@ -788,8 +899,8 @@ mod tests {
 
     /// A version-1 file (no king squares, ten global features) of `w`'s other weights.
     fn version_1_bytes(w: &LearnedWeights) -> Vec<u8> {
-        let patterns = regions(w.size) * REGION_ENTRIES;
-        let dense_at = params_per_phase(w.size) - DENSE;
+        let patterns = regions(w.size, w.tiling) * REGION_ENTRIES;
+        let dense_at = params_per_phase(w.size, w.tiling) - DENSE;
         let mut payload = Vec::new();
         for phase in 0..2 {
             let kept = (0..patterns).chain(dense_at..dense_at + DENSE_V1);
@@ -801,7 +912,7 @@ mod tests {
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION_1.to_le_bytes());
         out.extend_from_slice(&[w.size.n() as u8, 0]);
-        out.extend_from_slice(&(regions(w.size) as u16).to_le_bytes());
+        out.extend_from_slice(&(regions(w.size, w.tiling) as u16).to_le_bytes());
         out.extend_from_slice(&(DENSE_V1 as u16).to_le_bytes());
         out.extend_from_slice(&w.k.to_le_bytes());
         out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
@@ -813,10 +924,10 @@ mod tests {
     #[test]
     fn version_1_files_read_with_the_weights_they_lack_at_zero() {
         for size in [BoardSize::S8, BoardSize::S10] {
-            let w = sample_weights(size);
+            let w = sample_weights(size, Tiling::Sparse);
             let old = LearnedWeights::from_bytes(&version_1_bytes(&w)).unwrap();
-            let patterns = regions(size) * REGION_ENTRIES;
-            let dense_at = params_per_phase(size) - DENSE;
+            let patterns = regions(size, Tiling::Sparse) * REGION_ENTRIES;
+            let dense_at = params_per_phase(size, Tiling::Sparse) - DENSE;
             assert_eq!(old.len(), w.len());
             for i in 0..w.len() {
                 let expected = if i < patterns || (dense_at..dense_at + DENSE_V1).contains(&i) {
@@ -855,9 +966,9 @@ mod tests {
         idx
     }
 
-    fn check_turned_views<G: Geometry>(seed: u64) {
-        let ev = Evaluator::<G>::new(super::super::Weights::default());
-        let per_side = (G::N - 4) / 2 + 1;
+    fn check_turned_views<G: Geometry>(seed: u64, tiling: Tiling) {
+        let ev = Evaluator::<G>::with_tiling(super::super::Weights::default(), tiling);
+        let corners = tiling.corners(G::N);
         let mut x = seed;
         for _ in 0..200 {
             let mut pos = Position::<G>::initial(Side::Player);
@@ -878,8 +989,7 @@ mod tests {
             }
             let mut seen = Vec::new();
             ev.features(&pos, &mut |i, v| seen.push((i, v)));
-            for r in 0..per_side * per_side {
-                let (r0, c0) = (2 * (r / per_side), 2 * (r % per_side));
+            for (r, &(r0, c0)) in corners.iter().enumerate() {
                 let bot = seen
                     .iter()
                     .filter(|&&(i, v)| v == -1 && i / REGION_ENTRIES == r)
@@ -896,16 +1006,100 @@ mod tests {
 
     #[test]
     fn the_bot_reads_each_region_turned_on_every_size() {
-        check_turned_views::<G8>(7);
-        check_turned_views::<crate::rules::geometry::G10>(8);
-        check_turned_views::<crate::rules::geometry::G12>(9);
-        check_turned_views::<crate::rules::geometry::G6>(10);
+        check_turned_views::<G8>(7, Tiling::Sparse);
+        check_turned_views::<crate::rules::geometry::G10>(8, Tiling::Sparse);
+        check_turned_views::<crate::rules::geometry::G12>(9, Tiling::Sparse);
+        check_turned_views::<crate::rules::geometry::G6>(10, Tiling::Sparse);
+        check_turned_views::<G8>(11, Tiling::Staggered);
+        check_turned_views::<crate::rules::geometry::G10>(12, Tiling::Staggered);
+        check_turned_views::<crate::rules::geometry::G6>(13, Tiling::Staggered);
+    }
+
+    #[test]
+    fn the_staggered_tiling_adds_the_regions_between_the_sparse_ones() {
+        let n = |size: BoardSize, t: Tiling| regions(size, t);
+        assert_eq!(n(BoardSize::S8, Tiling::Sparse), 9);
+        assert_eq!(n(BoardSize::S8, Tiling::Staggered), 13);
+        assert_eq!(n(BoardSize::S10, Tiling::Staggered), 25);
+        assert_eq!(n(BoardSize::S6, Tiling::Staggered), 5);
+        assert_eq!(
+            Tiling::Staggered.corners(8)[9..],
+            [(1, 1), (1, 3), (3, 1), (3, 3)]
+        );
+        assert_eq!(
+            Tiling::Staggered.corners(8)[..9],
+            Tiling::Sparse.corners(8)[..]
+        );
+        // 12x12 would need 41 regions, 82 index slots: more than the evaluator holds.
+        assert!(!Tiling::Staggered.fits(BoardSize::S12));
+        assert!(Tiling::Staggered.fits(BoardSize::S10));
+        assert!(sample_weights(BoardSize::S12, Tiling::Sparse)
+            .retiled(Tiling::Staggered)
+            .is_none());
+    }
+
+    #[test]
+    fn staggered_weights_round_trip_and_the_region_count_tells_the_tiling() {
+        for size in [BoardSize::S8, BoardSize::S10] {
+            let w = sample_weights(size, Tiling::Staggered);
+            let bytes = w.to_bytes();
+            let back = LearnedWeights::from_bytes(&bytes);
+            assert_eq!(back.as_ref().map(|b| b.tiling), Ok(Tiling::Staggered));
+            assert_eq!(back, Ok(w));
+        }
+        // A header naming a region count no tiling has is refused, and the message says what
+        // would fit.
+        let mut bytes = sample_weights(BoardSize::S8, Tiling::Sparse).to_bytes();
+        bytes[8] = 11;
+        let e = LearnedWeights::from_bytes(&bytes).unwrap_err();
+        assert!(matches!(e, WeightsError::Malformed(_)), "{e}");
+        assert!(e.to_string().contains("9 or 13 regions"), "{e}");
+    }
+
+    /// Sparse weights retiled to staggered score every position the same (the new regions start
+    /// empty), and back again they are the same weights.
+    #[test]
+    fn retiled_weights_score_the_same() {
+        use crate::rules::geometry::G10;
+        fn check<G: Geometry>(seed: u64) {
+            let w = sample_weights(G::SIZE, Tiling::Sparse);
+            let wide = w.retiled(Tiling::Staggered).unwrap();
+            assert_eq!(wide.tiling, Tiling::Staggered);
+            assert_eq!(wide.len(), params_per_phase(G::SIZE, Tiling::Staggered));
+            let narrow = Evaluator::<G>::with_tiling(super::super::Weights::default(), w.tiling);
+            let broad = Evaluator::<G>::with_tiling(super::super::Weights::default(), wide.tiling);
+            let mut x = seed;
+            for _ in 0..100 {
+                let mut pos = Position::<G>::initial(Side::Player);
+                let squares = (0..G::N * G::N)
+                    .filter_map(|i| Coord::new((i / G::N) as u8, (i % G::N) as u8).to_square(G::N));
+                for sq in squares {
+                    x = crate::engine::search::xorshift(x);
+                    let piece = match x % 7 {
+                        0 | 1 => Some((Side::Player, x.is_multiple_of(5))),
+                        2 | 3 => Some((Side::Bot, x.is_multiple_of(5))),
+                        _ => None,
+                    };
+                    pos.put(
+                        sq,
+                        piece.map(|(side, king)| crate::rules::position::Piece { side, king }),
+                    );
+                }
+                assert_eq!(
+                    narrow.learned_for_player(&w, &pos),
+                    broad.learned_for_player(&wide, &pos)
+                );
+            }
+            assert_eq!(wide.retiled(Tiling::Sparse), Some(w));
+        }
+        check::<G8>(21);
+        check::<G10>(22);
     }
 
     #[test]
     fn the_initial_weights_score_material_like_the_hand_evaluation() {
         let ev = Evaluator::<G8>::new(super::super::Weights::default());
-        let w = LearnedWeights::initial(BoardSize::S8);
+        let w = LearnedWeights::initial(BoardSize::S8, Tiling::Sparse);
         let start = Position::<G8>::initial(Side::Player);
         assert_eq!(ev.learned_for_player(&w, &start), 0);
         // The bot a man down: the player is about a man ahead.

@@ -23,8 +23,8 @@
 mod learned;
 
 pub use learned::{
-    king_squares, params_per_phase, regions, Dense, LearnedWeights, WeightsError, DENSE, MAX_SLOTS,
-    REGION_ENTRIES, WEIGHT_SCALE,
+    king_squares, params_per_phase, regions, Dense, LearnedWeights, Tiling, WeightsError, DENSE,
+    MAX_SLOTS, REGION_ENTRIES, WEIGHT_SCALE,
 };
 
 use crate::rules::bitboard::{squares, Bits};
@@ -324,7 +324,7 @@ impl<G: Geometry> Evaluator<G> {
             double_corners,
             left_half,
             coords,
-            regions: learned::Regions::new(n),
+            regions: learned::Regions::new(n, Tiling::Sparse),
             learned: None,
             _g: PhantomData,
         }
@@ -333,8 +333,23 @@ impl<G: Geometry> Evaluator<G> {
     /// An evaluator that scores with learned weights when they are given and made for this board
     /// size, and with the hand weights `w` otherwise.
     pub fn with_learned(w: Weights, learned: &LearnedSet) -> Self {
+        let learned = learned.for_size(G::SIZE).cloned();
+        let mut e = Evaluator::with_tiling(
+            w,
+            learned.as_ref().map_or_else(Tiling::default, |l| l.tiling),
+        );
+        e.learned = learned;
+        e
+    }
+
+    /// An evaluator with the hand weights `w` whose regions (for [`Self::features`] and
+    /// [`Self::learned_for_player`]) cover the board as `tiling` says. A tiling that does not fit
+    /// the size ([`Tiling::fits`]) leaves the sparse regions.
+    pub fn with_tiling(w: Weights, tiling: Tiling) -> Self {
         let mut e = Evaluator::new(w);
-        e.learned = learned.for_size(G::SIZE).cloned();
+        if tiling != Tiling::Sparse && tiling.fits(G::SIZE) {
+            e.regions = learned::Regions::new(G::N, tiling);
+        }
         e
     }
 
