@@ -42,6 +42,10 @@ pub struct TrainArgs {
     /// pattern weight it uses (weights in hundredths of a man; 1e-5 is already strong).
     #[arg(long, default_value_t = 0.0)]
     l2: f32,
+    /// Make the L2 penalty pull the pattern weights towards the `--init` weights instead of
+    /// towards zero: a fine-tune that keeps what they knew where the new data says little.
+    #[arg(long, requires = "init")]
+    anchor: bool,
     /// Fraction of the positions held out for validation (the last games of the data).
     #[arg(long, default_value_t = 0.05)]
     valid: f32,
@@ -112,6 +116,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         lr: args.lr,
         lambda: args.lambda,
         l2: args.l2,
+        anchor: args.anchor,
         valid: args.valid,
         k: args.k,
         seed: args.seed,

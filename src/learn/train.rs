@@ -34,6 +34,9 @@ pub struct TrainConfig {
     pub lambda: f32,
     /// L2 penalty on pattern weights.
     pub l2: f32,
+    /// Whether the penalty pulls the pattern weights towards the starting weights (a fine-tune
+    /// that keeps what they knew where the new data says little) rather than towards zero.
+    pub anchor: bool,
     /// Fraction of the records held out for validation (taken from the end).
     pub valid: f32,
     /// The logistic scale; `None` fits it to the search scores.
@@ -52,6 +55,7 @@ impl Default for TrainConfig {
             lr: 1.0,
             lambda: 0.5,
             l2: 0.0,
+            anchor: false,
             valid: 0.05,
             k: None,
             seed: 1,
@@ -242,6 +246,12 @@ pub fn train(
             .collect(),
         per,
     };
+    // Where the penalty pulls each weight: the start when anchored, else zero.
+    let prior: Vec<f32> = if cfg.anchor {
+        model.w.clone()
+    } else {
+        vec![0.0; 2 * per]
+    };
     let n = data.samples.len();
     let n_valid = ((n as f32 * cfg.valid) as usize).min(n);
     let valid: Vec<usize> = (n - n_valid..n).collect();
@@ -270,6 +280,7 @@ pub fn train(
             std::thread::scope(|sc| {
                 let model = &model;
                 let data = &data;
+                let prior = &prior;
                 let mut work: Vec<(usize, &mut Vec<f32>, &mut f64)> = grads
                     .iter_mut()
                     .zip(losses.iter_mut())
@@ -301,8 +312,10 @@ pub fn train(
                                     // The penalty counts where the weight is used, so a
                                     // rarely seen pattern is not held at zero by it.
                                     if i < dense_from {
-                                        g[i] += l2 * model.w[i] * s.phase;
-                                        g[per + i] += l2 * model.w[per + i] * (1.0 - s.phase);
+                                        g[i] += l2 * (model.w[i] - prior[i]) * s.phase;
+                                        g[per + i] += l2
+                                            * (model.w[per + i] - prior[per + i])
+                                            * (1.0 - s.phase);
                                     }
                                 }
                             }
@@ -456,6 +469,64 @@ mod tests {
             &mut |_| {},
         );
         assert_eq!(again, got);
+    }
+
+    #[test]
+    fn an_anchored_penalty_keeps_the_starting_patterns_where_a_plain_one_shrinks_them() {
+        let size = BoardSize::S8;
+        let per = params_per_phase(size, Tiling::Sparse);
+        let base = per - crate::engine::eval::DENSE;
+        // Starting weights with material and every seventh pattern weight set.
+        let mut open = vec![0.0f32; per];
+        let mut end = vec![0.0f32; per];
+        open[base + Dense::Men as usize] = 100.0;
+        end[base + Dense::Men as usize] = 100.0;
+        for i in (0..base).step_by(7) {
+            open[i] = 40.0;
+            end[i] = -30.0;
+        }
+        let start = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &open, &end);
+        // Records labelled by the starting weights: the data alone would keep them.
+        let records: Vec<Record> = positions(4000, 5)
+            .iter()
+            .map(|p| Record::new(p, Outcome::Draw, learned_score(&start, p), 0))
+            .collect();
+        let cfg = TrainConfig {
+            epochs: 8,
+            batch: 256,
+            lr: 0.2,
+            lambda: 0.0,
+            l2: 0.05,
+            k: Some(100.0),
+            threads: 2,
+            ..TrainConfig::default()
+        };
+        // How far the set pattern weights moved from the start, in total.
+        let moved = |w: &LearnedWeights| -> f32 {
+            (0..base)
+                .step_by(7)
+                .map(|i| {
+                    let (a, b) = (w.pair(i), start.pair(i));
+                    (f32::from(a[0]) - f32::from(b[0])).abs()
+                        + (f32::from(a[1]) - f32::from(b[1])).abs()
+                })
+                .sum::<f32>()
+                / 8.0
+        };
+        let plain = train(size, &records, &start, &cfg, &mut |_| {});
+        let anchored = train(
+            size,
+            &records,
+            &start,
+            &TrainConfig {
+                anchor: true,
+                ..cfg.clone()
+            },
+            &mut |_| {},
+        );
+        let (p, a) = (moved(&plain), moved(&anchored));
+        assert!(p > 1000.0, "the plain penalty moved the patterns only {p}");
+        assert!(a < 0.05 * p, "anchored moved {a}, plain {p}");
     }
 
     #[test]
