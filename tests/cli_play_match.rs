@@ -354,5 +354,17 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
         err.contains("diagonal") && err.contains("staggered"),
         "{err}"
     );
+    // An anchor needs weights to be anchored to.
+    let r = bin()
+        .arg("train")
+        .arg("--data")
+        .arg(&data)
+        .args(["--anchor", "--out"])
+        .arg(dir.join("anchored.cbev"))
+        .output()
+        .expect("binary runs");
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(err.contains("--init"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
