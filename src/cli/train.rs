@@ -42,8 +42,9 @@ pub struct TrainArgs {
     /// pattern weight it uses (weights in hundredths of a man; 1e-5 is already strong).
     #[arg(long, default_value_t = 0.0)]
     l2: f32,
-    /// Make the L2 penalty pull the pattern weights towards the `--init` weights instead of
-    /// towards zero: a fine-tune that keeps what they knew where the new data says little.
+    /// Make the L2 penalty pull every weight, the global ones (material, mobility, ...) too,
+    /// towards the `--init` weights instead of the pattern weights towards zero: a fine-tune that
+    /// keeps what they knew where the new data says little.
     #[arg(long, requires = "init")]
     anchor: bool,
     /// Fraction of the positions held out for validation (the last games of the data).
