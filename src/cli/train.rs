@@ -1,7 +1,7 @@
 //! `checkersbot train`: fits the learned evaluation to self-play data and writes a weights file.
 
 use anyhow::{anyhow, Context, Result};
-use checkersbot::engine::eval::{LearnedWeights, Tiling};
+use checkersbot::engine::eval::{regions, LearnedWeights, Tiling};
 use checkersbot::learn::data::read_all;
 use checkersbot::learn::train::{train, TrainConfig};
 use clap::Args;
@@ -94,23 +94,16 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         None => LearnedWeights::initial(size, args.tiling.unwrap_or_default()),
     };
-    let init = match args.tiling {
-        Some(t) if t != init.tiling => init.retiled(t).ok_or_else(|| {
-            anyhow!(
-                "--tiling {} has {} regions on {size}, more than the evaluator holds",
-                t.name(),
-                t.corners(size.n()).len()
-            )
-        })?,
-        _ => init,
-    };
-    if !init.tiling.fits(size) {
-        return Err(anyhow!(
+    // The tiling asked for, else the start's (retiling to its own tiling changes nothing);
+    // `retiled` refuses only a tiling that does not fit.
+    let tiling = args.tiling.unwrap_or(init.tiling);
+    let init = init.retiled(tiling).ok_or_else(|| {
+        anyhow!(
             "--tiling {} has {} regions on {size}, more than the evaluator holds",
-            init.tiling.name(),
-            init.tiling.corners(size.n()).len()
-        ));
-    }
+            tiling.name(),
+            regions(size, tiling)
+        )
+    })?;
     let cfg = TrainConfig {
         epochs: args.epochs,
         batch: args.batch,
@@ -130,7 +123,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         records.len(),
         start.elapsed().as_secs_f64(),
         cfg.valid * 100.0,
-        init.tiling.corners(size.n()).len(),
+        regions(size, init.tiling),
         init.tiling.name()
     );
     let w = train(size, &records, &init, &cfg, &mut |r| {

@@ -247,13 +247,13 @@ pub fn train(
             .collect(),
         per,
     };
-    // Where the penalty pulls each weight: the start when anchored, else zero.
-    let prior: Vec<f32> = if cfg.anchor {
-        model.w.clone()
+    // Where the penalty pulls each weight, and which weights it holds: anchored, every weight
+    // to the start; else the pattern weights (those before the globals) to zero.
+    let (prior, penalised) = if cfg.anchor {
+        (model.w.clone(), per)
     } else {
-        vec![0.0; 2 * per]
+        (vec![0.0; 2 * per], dense_from)
     };
-    let anchor = cfg.anchor;
     let n = data.samples.len();
     let n_valid = ((n as f32 * cfg.valid) as usize).min(n);
     let valid: Vec<usize> = (n - n_valid..n).collect();
@@ -314,7 +314,7 @@ pub fn train(
                                     // The penalty counts where the weight is used, so a
                                     // rarely seen pattern is not held at zero by it. Anchored,
                                     // it holds the global weights to the start too.
-                                    if i < dense_from || anchor {
+                                    if i < penalised {
                                         g[i] += l2 * (model.w[i] - prior[i]) * s.phase;
                                         g[per + i] += l2
                                             * (model.w[per + i] - prior[per + i])
@@ -403,6 +403,44 @@ mod tests {
         out
     }
 
+    /// Quiet positions labelled by `w`'s score alone (a drawn result, used with lambda 0).
+    fn labelled_by(w: &LearnedWeights, count: usize, seed: u64) -> Vec<Record> {
+        positions(count, seed)
+            .iter()
+            .map(|p| Record::new(p, Outcome::Draw, learned_score(w, p), 0))
+            .collect()
+    }
+
+    /// Small-batch training on score labels at K 100, as the synthetic tests use it.
+    fn synthetic(epochs: usize, lr: f32, l2: f32) -> TrainConfig {
+        TrainConfig {
+            epochs,
+            batch: 256,
+            lr,
+            lambda: 0.0,
+            l2,
+            k: Some(100.0),
+            threads: 2,
+            ..TrainConfig::default()
+        }
+    }
+
+    /// `cfg`'s training from `start`, plain and anchored.
+    fn plain_and_anchored(
+        records: &[Record],
+        start: &LearnedWeights,
+        cfg: &TrainConfig,
+    ) -> (LearnedWeights, LearnedWeights) {
+        let anchored = TrainConfig {
+            anchor: true,
+            ..cfg.clone()
+        };
+        (
+            train(start.size, records, start, cfg, &mut |_| {}),
+            train(start.size, records, start, &anchored, &mut |_| {}),
+        )
+    }
+
     #[test]
     fn the_trainer_recovers_known_weights_from_synthetic_data() {
         let size = BoardSize::S8;
@@ -420,20 +458,8 @@ mod tests {
         end[base + Dense::ManMobility as usize] = 2.0;
         let known = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &open, &end);
         // Records labelled by the known evaluation's score alone (lambda 0).
-        let records: Vec<Record> = positions(6000, 3)
-            .iter()
-            .map(|p| Record::new(p, Outcome::Draw, learned_score(&known, p), 0))
-            .collect();
-        let cfg = TrainConfig {
-            epochs: 40,
-            batch: 256,
-            lr: 2.0,
-            lambda: 0.0,
-            l2: 1e-3,
-            k: Some(100.0),
-            threads: 2,
-            ..TrainConfig::default()
-        };
+        let records = labelled_by(&known, 6000, 3);
+        let cfg = synthetic(40, 2.0, 1e-3);
         let mut last = None;
         let got = train(
             size,
@@ -490,20 +516,7 @@ mod tests {
         }
         let start = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &open, &end);
         // Records labelled by the starting weights: the data alone would keep them.
-        let records: Vec<Record> = positions(4000, 5)
-            .iter()
-            .map(|p| Record::new(p, Outcome::Draw, learned_score(&start, p), 0))
-            .collect();
-        let cfg = TrainConfig {
-            epochs: 8,
-            batch: 256,
-            lr: 0.2,
-            lambda: 0.0,
-            l2: 0.05,
-            k: Some(100.0),
-            threads: 2,
-            ..TrainConfig::default()
-        };
+        let records = labelled_by(&start, 4000, 5);
         // How far the set pattern weights moved from the start, in total.
         let moved = |w: &LearnedWeights| -> f32 {
             (0..base)
@@ -516,17 +529,7 @@ mod tests {
                 .sum::<f32>()
                 / 8.0
         };
-        let plain = train(size, &records, &start, &cfg, &mut |_| {});
-        let anchored = train(
-            size,
-            &records,
-            &start,
-            &TrainConfig {
-                anchor: true,
-                ..cfg.clone()
-            },
-            &mut |_| {},
-        );
+        let (plain, anchored) = plain_and_anchored(&records, &start, &synthetic(8, 0.2, 0.05));
         let (p, a) = (moved(&plain), moved(&anchored));
         assert!(p > 1000.0, "the plain penalty moved the patterns only {p}");
         assert!(a < 0.05 * p, "anchored moved {a}, plain {p}");
@@ -545,32 +548,9 @@ mod tests {
         // The data says a man is worth 130; the start says 100. (A plain run gets to 118 in
         // these epochs.)
         let (start, truth) = (with_men(100.0), with_men(130.0));
-        let records: Vec<Record> = positions(4000, 7)
-            .iter()
-            .map(|p| Record::new(p, Outcome::Draw, learned_score(&truth, p), 0))
-            .collect();
-        let cfg = TrainConfig {
-            epochs: 20,
-            batch: 256,
-            lr: 1.0,
-            lambda: 0.0,
-            l2: 0.05,
-            k: Some(100.0),
-            threads: 2,
-            ..TrainConfig::default()
-        };
+        let records = labelled_by(&truth, 4000, 7);
         let man = |w: &LearnedWeights| f32::from(w.pair(men)[0]) / 8.0;
-        let plain = train(size, &records, &start, &cfg, &mut |_| {});
-        let anchored = train(
-            size,
-            &records,
-            &start,
-            &TrainConfig {
-                anchor: true,
-                ..cfg.clone()
-            },
-            &mut |_| {},
-        );
+        let (plain, anchored) = plain_and_anchored(&records, &start, &synthetic(20, 1.0, 0.05));
         assert!(man(&plain) > 112.0, "plain: a man is {}", man(&plain));
         assert!(
             (man(&anchored) - 100.0).abs() < 5.0,
