@@ -138,6 +138,10 @@ pub struct SearchParams {
     /// made, so that the child's probe does not wait for main memory (the same tree, faster;
     /// off is the engine before it, for matches).
     pub prefetch: bool,
+    /// Late-move pruning: within two plies of the horizon, in a quiet non-PV node, a quiet move
+    /// (no crowning, no killer, offering no capture) from index `lmp` times the remaining depth
+    /// on is not searched (0 = off).
+    pub lmp: i32,
 }
 
 impl Default for SearchParams {
@@ -159,6 +163,7 @@ impl Default for SearchParams {
             iter_fit: 40,
             move_fit: 0,
             prefetch: true,
+            lmp: 0,
         }
     }
 }
@@ -202,6 +207,7 @@ impl SearchParams {
                 "iter_fit" => self.iter_fit = v.clamp(0, 1000),
                 "move_fit" => self.move_fit = v.clamp(0, 1000),
                 "prefetch" => self.prefetch = flag()?,
+                "lmp" => self.lmp = v.max(0),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -749,11 +755,25 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && moves.len() > lmr.lmr_min_index
             && !(lmr.lmr_threat_guard && threatened);
         let killers = self.killers[ply];
+        let may_prune = lmr.lmp > 0
+            && depth <= 2
+            && !is_pv
+            && !forced_capture
+            && !threatened
+            && ply > 0
+            && alpha.abs() < EGDB_BOUND;
         let mut best = -INF;
         let mut best_move = moves[0];
         let mut bound = Bound::Upper;
         for (i, mv) in moves.iter().enumerate() {
             let child = pos.play(mv);
+            // Late-move pruning (off by default: measured no better at equal time).
+            if may_prune && i as i32 >= lmr.lmp * depth && !mv.crowns && !child.has_capture() {
+                let id = Some((mv.from.0, mv.to.0, mv.jumps));
+                if killers[0] != id && killers[1] != id {
+                    continue;
+                }
+            }
             if self.params.prefetch {
                 self.tt.prefetch(child.hash);
             }
@@ -966,7 +986,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,lmp=3")
             .unwrap();
         assert_eq!(
             p,
@@ -979,12 +999,14 @@ mod tests {
                 iter_fit: 15,
                 move_fit: 40,
                 prefetch: false,
+                lmp: 3,
                 ..d
             }
         );
         for (bad, says) in [
             ("probcut", "no '=value'"),
             ("lmr=2", "0 or 1"),
+            ("lmp=x", "whole number"),
             ("razor_margin=x", "whole number"),
             ("lmr_min_index=-1", "negative"),
             ("speed=9", "unknown search knob 'speed'"),
