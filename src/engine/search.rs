@@ -281,7 +281,7 @@ pub struct Searcher<'a, G: Geometry> {
     aborted: bool,
     keys: Vec<u64>,
     quiet: Vec<u32>,
-    killers: Vec<[Option<(u8, u8, u8)>; 2]>,
+    killers: Vec<[Killer; 2]>,
     history: Vec<u32>,
     bufs: Vec<Vec<Move<G::B>>>,
     keys_buf: Vec<Vec<i64>>,
@@ -316,6 +316,23 @@ pub fn xorshift(mut x: u64) -> u64 {
     x ^= x >> 7;
     x ^= x << 17;
     x
+}
+
+/// A killer-table slot: a quiet move by its start, end and path, or empty.
+type Killer = Option<(u8, u8, u8)>;
+
+/// The killer-table key of a move.
+#[inline]
+fn killer_key<B: Bits>(m: &Move<B>) -> Killer {
+    Some((m.from.0, m.to.0, m.jumps))
+}
+
+/// A quiet move that reductions and pruning may pass over: no crowning, not one of the ply's
+/// killers, and offering the opponent no capture (such a move is tactical: a shot or a blunder).
+#[inline]
+fn is_plain<G: Geometry>(mv: &Move<G::B>, child: &Position<G>, killers: &[Killer; 2]) -> bool {
+    let id = killer_key(mv);
+    !mv.crowns && killers[0] != id && killers[1] != id && !child.has_capture()
 }
 
 /// A 16-bit identifier of a move (start, end and path), stored in the transposition table.
@@ -560,7 +577,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 let kings = (m.captured & pos.kings).popcount() as i64;
                 (1 << 32) + caps * 1000 + kings * 100
             } else {
-                let id = Some((m.from.0, m.to.0, m.jumps));
+                let id = killer_key(m);
                 if killers[0] == id {
                     1 << 31
                 } else if killers[1] == id {
@@ -755,7 +772,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && moves.len() > lmr.lmr_min_index
             && !(lmr.lmr_threat_guard && threatened);
         let killers = self.killers[ply];
-        let may_prune = lmr.lmp > 0
+        let may_prune = self.params.lmp > 0
             && depth <= 2
             && !is_pv
             && !forced_capture
@@ -768,11 +785,8 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         for (i, mv) in moves.iter().enumerate() {
             let child = pos.play(mv);
             // Late-move pruning (off by default: measured no better at equal time).
-            if may_prune && i as i32 >= lmr.lmp * depth && !mv.crowns && !child.has_capture() {
-                let id = Some((mv.from.0, mv.to.0, mv.jumps));
-                if killers[0] != id && killers[1] != id {
-                    continue;
-                }
+            if may_prune && i as i32 >= self.params.lmp * depth && is_plain(mv, &child, &killers) {
+                continue;
             }
             if self.params.prefetch {
                 self.tt.prefetch(child.hash);
@@ -784,14 +798,10 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1);
             } else {
                 let mut reduction = 0;
-                if may_reduce && i >= lmr.lmr_min_index && !mv.crowns {
-                    let id = Some((mv.from.0, mv.to.0, mv.jumps));
-                    // A move that offers the opponent a capture is tactical: a shot or a blunder.
-                    if killers[0] != id && killers[1] != id && !child.has_capture() {
-                        reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
-                        if is_pv {
-                            reduction -= 1;
-                        }
+                if may_reduce && i >= lmr.lmr_min_index && is_plain(mv, &child, &killers) {
+                    reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
+                    if is_pv {
+                        reduction -= 1;
                     }
                 }
                 score = -self.negamax(&child, new_depth - reduction, -alpha - 1, -alpha, ply + 1);
@@ -821,7 +831,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                         bound = Bound::Lower;
                         self.counters.beta_cutoffs += 1;
                         if !mv.is_capture() {
-                            let id = Some((mv.from.0, mv.to.0, mv.jumps));
+                            let id = killer_key(mv);
                             let k = &mut self.killers[ply];
                             if k[0] != id {
                                 k[1] = k[0];
