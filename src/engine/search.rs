@@ -172,8 +172,8 @@ impl SearchParams {
     /// These settings changed by a comma-separated list of `knob=value` (for experiments and
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
-    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit` and
-    /// `prefetch` (switches take 0 or 1). An empty list changes nothing.
+    /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
+    /// `prefetch` and `lmp` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
