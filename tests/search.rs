@@ -1,7 +1,9 @@
 //! Engine tests through the public API: tactics, won endgames converted in self-play, draws by
 //! repetition, determinism, deadlines and the special cases (no move, only move).
 
-use checkersbot::engine::{Engine, EngineConfig, Limits, Score, SearchResult, StopReason};
+use checkersbot::engine::{
+    Engine, EngineConfig, Limits, Score, SearchParams, SearchResult, StopReason,
+};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::game::{Game, Status};
@@ -559,6 +561,65 @@ fn winning_side_avoids_a_repetition() {
     let r = search(&mut e, g.current(), &g.history_keys(), &depth(10));
     assert_ne!(r.best.unwrap().notation(), "B4 C3");
     assert!(r.info.score.0 > 100, "{}", r.info.score);
+}
+
+/// An engine whose search scores a rule draw `c` below level for the side to move at the root.
+fn engine_with_contempt(c: i32) -> Engine {
+    Engine::new(EngineConfig {
+        hash_mb: 8,
+        search: SearchParams::default()
+            .with_knobs(&format!("contempt={c}"))
+            .expect("contempt knob"),
+        ..EngineConfig::default()
+    })
+}
+
+#[test]
+fn contempt_moves_the_draw_score_and_decides_a_level_repetition() {
+    // The lost repetition above is still sought with contempt (a draw beats a loss), but it now
+    // scores the contempt below level.
+    let lost = game_after(
+        pos(
+            "_B______/________/________/________/___P_P__/____P___/________/________",
+            Side::Player,
+        ),
+        &["F4 G5", "A1 B0", "G5 F4"],
+    );
+    let r = search(
+        &mut engine_with_contempt(30),
+        lost.current(),
+        &lost.history_keys(),
+        &depth(10),
+    );
+    assert_eq!(r.best.unwrap().notation(), "B0 A1");
+    assert_eq!(r.info.score, Score(-30));
+    // A king each, about level, in open play: B2-C3 repeats the first position. An engine that
+    // counts a draw as two men lost (contempt 200) moves elsewhere and scores above the draw it
+    // declined; one that prefers draws (contempt -50) repeats and scores the draw at +50.
+    let level = game_after(
+        pos(
+            "________/________/___B____/________/________/____P___/________/________",
+            Side::Player,
+        ),
+        &["F4 G5", "C3 B2", "G5 F4"],
+    );
+    let keys = level.history_keys();
+    let r = search(
+        &mut engine_with_contempt(50),
+        level.current(),
+        &keys,
+        &depth(10),
+    );
+    assert_ne!(r.best.unwrap().notation(), "B2 C3");
+    assert!(r.info.score.0 > -200, "{}", r.info.score);
+    let r = search(
+        &mut engine_with_contempt(-50),
+        level.current(),
+        &keys,
+        &depth(10),
+    );
+    assert_eq!(r.best.unwrap().notation(), "B2 C3");
+    assert_eq!(r.info.score, Score(50));
 }
 
 // ---------------------------------------------------------------------------------------------

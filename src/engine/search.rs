@@ -142,6 +142,11 @@ pub struct SearchParams {
     /// (no crowning, no killer, offering no capture) from index `lmp` times the remaining depth
     /// on is not searched (0 = off).
     pub lmp: i32,
+    /// Contempt, in hundredths of a man: a repetition or no-progress draw in the tree scores this
+    /// much below zero for the side to move at the root (and as much above for its opponent), so
+    /// that the engine plays on rather than repeat in a position it judges about level (0 = a
+    /// draw is level; negative prefers draws).
+    pub contempt: i32,
 }
 
 impl Default for SearchParams {
@@ -164,6 +169,7 @@ impl Default for SearchParams {
             move_fit: 0,
             prefetch: true,
             lmp: 0,
+            contempt: 0,
         }
     }
 }
@@ -173,7 +179,7 @@ impl SearchParams {
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
     /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
-    /// `prefetch` and `lmp` (switches take 0 or 1). An empty list changes nothing.
+    /// `prefetch`, `lmp` and `contempt` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -208,6 +214,7 @@ impl SearchParams {
                 "move_fit" => self.move_fit = v.clamp(0, 1000),
                 "prefetch" => self.prefetch = flag()?,
                 "lmp" => self.lmp = v.max(0),
+                "contempt" => self.contempt = v.clamp(-200, 200),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -630,7 +637,12 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         self.pv[ply].clear();
         let idx = self.keys.len() - 1;
         if ply > 0 && self.is_draw(idx) {
-            return 0;
+            // The root side (even plies) sees a rule draw as `contempt` below level.
+            return if ply.is_multiple_of(2) {
+                -self.params.contempt
+            } else {
+                self.params.contempt
+            };
         }
         // Mate-distance pruning: nothing here can beat a win already found closer to the root.
         let alpha0 = alpha.max(-(WIN - ply as i32));
@@ -996,7 +1008,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,lmp=3")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,lmp=3,contempt=15")
             .unwrap();
         assert_eq!(
             p,
@@ -1010,6 +1022,7 @@ mod tests {
                 move_fit: 40,
                 prefetch: false,
                 lmp: 3,
+                contempt: 15,
                 ..d
             }
         );
