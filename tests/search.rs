@@ -526,17 +526,22 @@ fn game_after(start: AnyPosition, moves: &[&str]) -> Game {
     g
 }
 
-#[test]
-fn losing_side_seeks_a_repetition() {
-    // Three player kings against one bot king: after F4-G5, A1-B0, G5-F4 the bot can repeat the
-    // first position with B0-A1, which the search scores as a draw.
-    let g = game_after(
+/// Three player kings against one bot king: after F4-G5, A1-B0, G5-F4 the bot can repeat the
+/// first position with B0-A1.
+fn lost_repetition() -> Game {
+    game_after(
         pos(
             "_B______/________/________/________/___P_P__/____P___/________/________",
             Side::Player,
         ),
         &["F4 G5", "A1 B0", "G5 F4"],
-    );
+    )
+}
+
+#[test]
+fn losing_side_seeks_a_repetition() {
+    // The bot, lost, repeats the first position with B0-A1, which the search scores as a draw.
+    let g = lost_repetition();
     let mut e = engine();
     let r = search(&mut e, g.current(), &g.history_keys(), &depth(10));
     assert_eq!(r.best.unwrap().notation(), "B0 A1");
@@ -578,13 +583,7 @@ fn engine_with_contempt(c: i32) -> Engine {
 fn contempt_moves_the_draw_score_and_decides_a_level_repetition() {
     // The lost repetition above is still sought with contempt (a draw beats a loss), but it now
     // scores the contempt below level.
-    let lost = game_after(
-        pos(
-            "_B______/________/________/________/___P_P__/____P___/________/________",
-            Side::Player,
-        ),
-        &["F4 G5", "A1 B0", "G5 F4"],
-    );
+    let lost = lost_repetition();
     let r = search(
         &mut engine_with_contempt(30),
         lost.current(),
