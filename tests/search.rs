@@ -592,9 +592,11 @@ fn contempt_moves_the_draw_score_and_decides_a_level_repetition() {
     );
     assert_eq!(r.best.unwrap().notation(), "B0 A1");
     assert_eq!(r.info.score, Score(-30));
-    // A king each, about level, in open play: B2-C3 repeats the first position. An engine that
-    // counts a draw as two men lost (contempt 200) moves elsewhere and scores above the draw it
-    // declined; one that prefers draws (contempt -50) repeats and scores the draw at +50.
+    // A king each: B2-C3 repeats the first position, and every other move leaves the bot's king
+    // a little worse placed. Searched 3 plies, so that no other repetition lies within reach.
+    // With draws level (contempt 0) the repetition is the bot's best; an engine that counts a
+    // draw as half a man lost (contempt 50) plays on and scores above the draw it declined; one
+    // that prefers draws (contempt -50) repeats and scores the draw at +50.
     let level = game_after(
         pos(
             "________/________/___B____/________/________/____P___/________/________",
@@ -603,22 +605,25 @@ fn contempt_moves_the_draw_score_and_decides_a_level_repetition() {
         &["F4 G5", "C3 B2", "G5 F4"],
     );
     let keys = level.history_keys();
-    let r = search(
-        &mut engine_with_contempt(50),
-        level.current(),
-        &keys,
-        &depth(10),
-    );
-    assert_ne!(r.best.unwrap().notation(), "B2 C3");
-    assert!(r.info.score.0 > -200, "{}", r.info.score);
-    let r = search(
-        &mut engine_with_contempt(-50),
-        level.current(),
-        &keys,
-        &depth(10),
-    );
-    assert_eq!(r.best.unwrap().notation(), "B2 C3");
-    assert_eq!(r.info.score, Score(50));
+    for (contempt, repeats, score) in [(0, true, 0), (50, false, 0), (-50, true, 50)] {
+        let r = search(
+            &mut engine_with_contempt(contempt),
+            level.current(),
+            &keys,
+            &depth(3),
+        );
+        let best = r.best.unwrap().notation();
+        assert_eq!(best == "B2 C3", repeats, "contempt {contempt}: {best}");
+        if repeats {
+            assert_eq!(r.info.score, Score(score), "contempt {contempt}");
+        } else {
+            assert!(
+                (-contempt..score).contains(&r.info.score.0),
+                "contempt {contempt}: {}",
+                r.info.score
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
