@@ -2,11 +2,12 @@
 //! turned 180 degrees, the colours swapped, the other side to move) score exact negatives from a
 //! fixed side's point of view, on every board size, with weights that are all different; and the
 //! region indices the search updates move by move equal those computed from scratch, along random
-//! games from random boards. Both with the sparse regions and with the staggered ones (on the
-//! sizes that can hold them).
+//! games from random boards, and so do the network's sums. Both with the sparse regions and with
+//! the staggered ones (on the sizes that can hold them), with a network and without.
 
 use checkersbot::engine::eval::{
-    params_per_phase, Evaluator, LearnedSet, LearnedWeights, Tiling, Weights, MAX_SLOTS,
+    net_inputs, params_per_phase, EvalState, Evaluator, FloatNet, LearnedSet, LearnedWeights,
+    Tiling, Weights, HIDDEN,
 };
 use checkersbot::learn::train::learned_score;
 use checkersbot::rules::any_size::AnyPosition;
@@ -15,8 +16,9 @@ use checkersbot::rules::geometry::{BoardSize, Geometry, G10, G12, G4, G6, G8};
 use checkersbot::rules::position::{Piece, Position, Side};
 use proptest::prelude::*;
 
-/// Weights that are all different, with the staggered regions if asked and the size holds them.
-fn weights(size: BoardSize, staggered: bool) -> LearnedWeights {
+/// Weights that are all different, with the staggered regions if asked and the size holds them,
+/// and a network if asked (its weights all different too, some units clipped at 0 or 1).
+fn weights(size: BoardSize, staggered: bool, net: bool) -> LearnedWeights {
     let tiling = if staggered && Tiling::Staggered.fits(size) {
         Tiling::Staggered
     } else {
@@ -27,7 +29,24 @@ fn weights(size: BoardSize, staggered: bool) -> LearnedWeights {
     let end: Vec<f32> = (0..per)
         .map(|i| ((i * 104_729) % 53) as f32 - 26.0)
         .collect();
-    LearnedWeights::from_cp(size, tiling, 100.0, &open, &end)
+    let mut w = LearnedWeights::from_cp(size, tiling, 100.0, &open, &end);
+    if net {
+        let inputs = net_inputs(size);
+        let f = |i: usize, m: usize, scale: f32| {
+            ((i * 7907) % m) as f32 / m as f32 * 2.0 * scale - scale
+        };
+        w.net = Some(
+            FloatNet {
+                inputs,
+                w: (0..inputs * HIDDEN).map(|i| f(i, 101, 0.4)).collect(),
+                b: (0..HIDDEN).map(|i| 0.5 + f(i, 13, 0.5)).collect(),
+                v: (0..2 * HIDDEN).map(|i| f(i + 3, 29, 60.0)).collect(),
+                c: 7.0,
+            }
+            .quantize(),
+        );
+    }
+    w
 }
 
 /// A board from one choice per playable square (most squares empty); men never on their
@@ -74,8 +93,14 @@ fn twin(g: &Grid) -> Grid {
     t
 }
 
-fn check(size: BoardSize, cells: &[u8], bot: bool, staggered: bool) -> Result<(), TestCaseError> {
-    let w = weights(size, staggered);
+fn check(
+    size: BoardSize,
+    cells: &[u8],
+    bot: bool,
+    staggered: bool,
+    net: bool,
+) -> Result<(), TestCaseError> {
+    let w = weights(size, staggered, net);
     let g = board(size, cells);
     let side = if bot { Side::Bot } else { Side::Player };
     let pos = AnyPosition::from_grid(&g, side);
@@ -94,39 +119,43 @@ fn check(size: BoardSize, cells: &[u8], bot: bool, staggered: bool) -> Result<()
 }
 
 /// Plays random moves (chosen by `picks`) from the board `cells` describes, updating the region
-/// indices move by move as the search does, and checks them and the score they give against the
-/// indices and score computed from scratch after every move.
+/// indices and the network's sums move by move as the search does, and checks them and the score
+/// they give against those computed from scratch after every move.
 fn check_incremental<G: Geometry>(
     cells: &[u8],
     picks: &[u16],
     staggered: bool,
+    net: bool,
 ) -> Result<(), TestCaseError> {
-    let w = weights(G::SIZE, staggered);
+    let w = weights(G::SIZE, staggered, net);
     let tiling = w.tiling;
     let set = LearnedSet::single(w);
     let ev = Evaluator::<G>::with_learned(Weights::default(), &set);
     prop_assert_eq!(ev.tiling(), tiling);
     let mut pos: Position<G> = board(G::SIZE, cells).to_position(Side::Player);
     let slots = ev.index_slots();
-    let mut idx = [0u16; MAX_SLOTS];
-    ev.region_indices(&pos, &mut idx);
+    let mut st = EvalState::default();
+    ev.start_state(&pos, &mut st);
     for &pick in picks {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             break;
         }
         let next = pos.play(&moves[usize::from(pick) % moves.len()]);
-        ev.update_region_indices(&pos, &next, &mut idx);
+        ev.update_state(&pos, &next, &mut st);
         pos = next;
-        let mut scratch = [0u16; MAX_SLOTS];
-        ev.region_indices(&pos, &mut scratch);
+        let mut scratch = EvalState::default();
+        ev.start_state(&pos, &mut scratch);
         prop_assert_eq!(
-            &idx[..slots],
-            &scratch[..slots],
+            &st.idx[..slots],
+            &scratch.idx[..slots],
             "after {}",
             Grid::from_position(&pos).to_line()
         );
-        prop_assert_eq!(ev.evaluate_with(&pos, &idx), ev.evaluate(&pos));
+        if net {
+            prop_assert_eq!(st.acc, scratch.acc);
+        }
+        prop_assert_eq!(ev.evaluate_with(&pos, &st), ev.evaluate(&pos));
     }
     Ok(())
 }
@@ -135,29 +164,29 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
-    fn incremental_region_indices_equal_scratch_8x8(cells in prop::collection::vec(any::<u8>(), 32), picks in prop::collection::vec(any::<u16>(), 1..80), staggered: bool) {
-        check_incremental::<G8>(&cells, &picks, staggered)?;
+    fn incremental_region_indices_equal_scratch_8x8(cells in prop::collection::vec(any::<u8>(), 32), picks in prop::collection::vec(any::<u16>(), 1..80), staggered: bool, net: bool) {
+        check_incremental::<G8>(&cells, &picks, staggered, net)?;
     }
 
     #[test]
-    fn incremental_region_indices_equal_scratch_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), picks in prop::collection::vec(any::<u16>(), 1..80), which in 0usize..4, staggered: bool) {
+    fn incremental_region_indices_equal_scratch_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), picks in prop::collection::vec(any::<u16>(), 1..80), which in 0usize..4, staggered: bool, net: bool) {
         match which {
-            0 => check_incremental::<G4>(&cells, &picks, staggered)?,
-            1 => check_incremental::<G6>(&cells, &picks, staggered)?,
-            2 => check_incremental::<G10>(&cells, &picks, staggered)?,
-            _ => check_incremental::<G12>(&cells, &picks, staggered)?,
+            0 => check_incremental::<G4>(&cells, &picks, staggered, net)?,
+            1 => check_incremental::<G6>(&cells, &picks, staggered, net)?,
+            2 => check_incremental::<G10>(&cells, &picks, staggered, net)?,
+            _ => check_incremental::<G12>(&cells, &picks, staggered, net)?,
         }
     }
 
     #[test]
-    fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool, staggered: bool) {
-        check(BoardSize::S8, &cells, bot, staggered)?;
+    fn mirrored_twins_score_exact_negatives_8x8(cells in prop::collection::vec(any::<u8>(), 32), bot: bool, staggered: bool, net: bool) {
+        check(BoardSize::S8, &cells, bot, staggered, net)?;
     }
 
     #[test]
-    fn mirrored_twins_score_exact_negatives_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), bot: bool, which in 0usize..4, staggered: bool) {
+    fn mirrored_twins_score_exact_negatives_other_sizes(cells in prop::collection::vec(any::<u8>(), 72), bot: bool, which in 0usize..4, staggered: bool, net: bool) {
         let size = [BoardSize::S4, BoardSize::S6, BoardSize::S10, BoardSize::S12][which];
-        check(size, &cells, bot, staggered)?;
+        check(size, &cells, bot, staggered, net)?;
     }
 }
 

@@ -3,7 +3,8 @@
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::eval::{regions, LearnedWeights, Tiling};
 use checkersbot::learn::data::read_all;
-use checkersbot::learn::train::{train, TrainConfig};
+use checkersbot::learn::net::train_net;
+use checkersbot::learn::train::{train, EpochReport, TrainConfig};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,9 +33,18 @@ pub struct TrainArgs {
     /// Positions per step.
     #[arg(long, default_value_t = 16384)]
     batch: usize,
-    /// Adam step size (hundredths of a man).
-    #[arg(long, default_value_t = 1.0)]
-    lr: f32,
+    /// Adam step size: hundredths of a man for the patterns (default 1.0); with `--net`, units of
+    /// a hidden unit's activation for the network's first layer, 100 times that in hundredths of
+    /// a man for its output layer (default 0.001).
+    #[arg(long)]
+    lr: Option<f32>,
+    /// Train a network on top of the `--init` weights' patterns, which stay as they are (see
+    /// README, "The network"), instead of the patterns; `--l2` is then a penalty on the
+    /// network's output, `l2 / 2 * (output / 100)^2` per position, which keeps its corrections to
+    /// the patterns small (0.3 made the shipped network). A network already in `--init` is
+    /// trained on.
+    #[arg(long, requires = "init")]
+    net: bool,
     /// Weight of the game result in the target; the rest is the search score.
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
@@ -107,7 +117,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let cfg = TrainConfig {
         epochs: args.epochs,
         batch: args.batch,
-        lr: args.lr,
+        lr: args.lr.unwrap_or(if args.net { 0.001 } else { 1.0 }),
         lambda: args.lambda,
         l2: args.l2,
         anchor: args.anchor,
@@ -126,7 +136,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         regions(size, init.tiling),
         init.tiling.name()
     );
-    let w = train(size, &records, &init, &cfg, &mut |r| {
+    let mut report = |r: &EpochReport| {
         println!(
             "epoch {:3}: train loss {:.5}  validation loss {:.5}  ({:.1} s)",
             r.epoch,
@@ -134,7 +144,18 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             r.valid_loss,
             start.elapsed().as_secs_f64()
         );
-    });
+    };
+    let w = if args.net {
+        let from = init.net.as_ref().map(|n| n.to_float());
+        let (w, _, r) = train_net(size, &records, &init, from.as_ref(), &cfg, &mut report);
+        println!(
+            "the network moves the held-out scores by {:.1} hundredths of a man on average, {:.0} at most",
+            r.mean_output, r.max_output
+        );
+        w
+    } else {
+        train(size, &records, &init, &cfg, &mut report)
+    };
     std::fs::write(&args.out, w.to_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(

@@ -33,7 +33,7 @@
 //! `WIN - n`, so the search prefers the fastest win and the slowest loss.
 
 use crate::engine::egdb::{Egdb, Value};
-use crate::engine::eval::{Evaluator, MAX_SLOTS};
+use crate::engine::eval::{EvalState, Evaluator};
 use crate::engine::tt::{Bound, Entry, Tt};
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::Geometry;
@@ -305,9 +305,9 @@ pub struct Searcher<'a, G: Geometry> {
     /// evaluation, which costs more than a probe: positions met again by transposition are not
     /// evaluated twice.
     eval_memo: Vec<(u64, i32)>,
-    /// The learned evaluation's region indices of the position at each ply, updated move by move
-    /// (empty with the hand evaluation).
-    patterns: Vec<[u16; MAX_SLOTS]>,
+    /// The learned evaluation's state (region indices, network sums) of the position at each
+    /// ply, updated move by move (empty with the hand evaluation).
+    patterns: Vec<EvalState>,
 }
 
 /// Entries of [`Searcher`]'s memo of static evaluations.
@@ -430,7 +430,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 Vec::new()
             },
             patterns: if eval.is_learned() {
-                vec![[0; MAX_SLOTS]; MAX_PLY + 1]
+                vec![EvalState::default(); MAX_PLY + 1]
             } else {
                 Vec::new()
             },
@@ -547,8 +547,8 @@ impl<'a, G: Geometry> Searcher<'a, G> {
 
     /// Sets the region indices at ply 0 from scratch (learned evaluation only).
     fn start_patterns(&mut self, root: &Position<G>) {
-        if let Some(idx) = self.patterns.first_mut() {
-            self.eval.region_indices(root, idx);
+        if let Some(st) = self.patterns.first_mut() {
+            self.eval.start_state(root, st);
         }
     }
 
@@ -558,7 +558,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         if ply + 1 < self.patterns.len() {
             let (head, tail) = self.patterns.split_at_mut(ply + 1);
             tail[0] = head[ply];
-            self.eval.update_region_indices(pos, child, &mut tail[0]);
+            self.eval.update_state(pos, child, &mut tail[0]);
         }
     }
 

@@ -5,5 +5,6 @@
 //! - [`train`]: fitting the learned evaluation's weights to the data.
 
 pub mod data;
+pub mod net;
 pub mod selfplay;
 pub mod train;

@@ -92,11 +92,11 @@ struct Samples {
     samples: Vec<Sample>,
 }
 
-fn sigmoid(x: f32) -> f32 {
+pub(crate) fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-fn cross_entropy(y: f32, p: f32) -> f64 {
+pub(crate) fn cross_entropy(y: f32, p: f32) -> f64 {
     let p = f64::from(p.clamp(1e-6, 1.0 - 1e-6));
     let y = f64::from(y);
     -(y * p.ln() + (1.0 - y) * (1.0 - p).ln())
@@ -375,14 +375,14 @@ pub fn learned_score(w: &LearnedWeights, pos: &AnyPosition) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::engine::eval::Dense;
     use crate::learn::data::Outcome;
     use crate::rules::geometry::BoardSize;
 
     /// Positions from random playouts of the 8x8 start, both sides to move.
-    fn positions(count: usize, seed: u64) -> Vec<AnyPosition> {
+    pub(crate) fn positions(count: usize, seed: u64) -> Vec<AnyPosition> {
         let mut rng = Rng::new(seed);
         let mut out = Vec::new();
         while out.len() < count {

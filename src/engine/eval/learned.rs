@@ -28,6 +28,7 @@
 //! hundredth of a man. Version 1 (no king squares, the first ten global features) is read too:
 //! the weights it lacks are zero.
 
+use super::net::{net_inputs, Acc, Net};
 use super::Evaluator;
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Coord, Geometry};
@@ -44,6 +45,9 @@ pub const WEIGHT_SCALE: i32 = 8;
 pub const MAGIC: [u8; 4] = *b"CBEV";
 /// The format version this code writes and reads.
 pub const VERSION: u16 = 2;
+/// The format with a network after the pattern weights ([`Net::write`]); files without one are
+/// written as [`VERSION`].
+pub const VERSION_NET: u16 = 3;
 /// The first format: no king squares, [`DENSE_V1`] global features.
 const VERSION_1: u16 = 1;
 /// Global features in a version-1 file (the first ten of [`Dense::ALL`]).
@@ -195,7 +199,9 @@ pub enum WeightsError {
     #[error("not a checkersbot evaluation weights file (no CBEV header)")]
     NotWeights,
     /// Another format version.
-    #[error("weights format version {found}; this program reads version {VERSION}")]
+    #[error(
+        "weights format version {found}; this program reads versions {VERSION_1} to {VERSION_NET}"
+    )]
     Version {
         /// The file's version.
         found: u16,
@@ -233,6 +239,8 @@ pub struct LearnedWeights {
     /// Each weight's opening and endgame values side by side (one memory access per feature),
     /// eighths of a hundredth of a man.
     pairs: Vec<[i16; 2]>,
+    /// The network whose output is added to the patterns' score (format version 3), if any.
+    pub net: Option<Net>,
 }
 
 impl std::fmt::Debug for LearnedWeights {
@@ -257,6 +265,7 @@ impl PartialEq for LearnedWeights {
             && self.tiling == other.tiling
             && self.k.to_bits() == other.k.to_bits()
             && self.pairs == other.pairs
+            && self.net == other.net
     }
 }
 
@@ -288,6 +297,7 @@ impl LearnedWeights {
             tiling,
             k,
             pairs: open.iter().zip(end).map(|(&o, &e)| [q(o), q(e)]).collect(),
+            net: None,
         }
     }
 
@@ -339,6 +349,7 @@ impl LearnedWeights {
             tiling,
             k: self.k,
             pairs,
+            net: self.net.clone(),
         })
     }
 
@@ -350,9 +361,17 @@ impl LearnedWeights {
                 payload.extend_from_slice(&w[phase].to_le_bytes());
             }
         }
+        if let Some(net) = &self.net {
+            net.write(&mut payload);
+        }
+        let version = if self.net.is_some() {
+            VERSION_NET
+        } else {
+            VERSION
+        };
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         out.push(self.size.n() as u8);
         out.push(0);
         out.extend_from_slice(&(regions(self.size, self.tiling) as u16).to_le_bytes());
@@ -372,7 +391,7 @@ impl LearnedWeights {
         }
         let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
         let version = u16_at(4);
-        if version != VERSION && version != VERSION_1 {
+        if version != VERSION && version != VERSION_1 && version != VERSION_NET {
             return Err(WeightsError::Version { found: version });
         }
         let size = BoardSize::from_n(usize::from(bytes[6]))
@@ -403,6 +422,11 @@ impl LearnedWeights {
         let expected = u64::from_le_bytes(sum);
         let payload = &bytes[HEADER_LEN..];
         let per = r * REGION_ENTRIES + ks + d;
+        let (payload, net_bytes) = if version == VERSION_NET {
+            payload.split_at(payload.len().min(4 * per))
+        } else {
+            (payload, &[][..])
+        };
         if payload.len() != 4 * per {
             return Err(WeightsError::Malformed(format!(
                 "{} bytes of weights, expected {}",
@@ -410,7 +434,7 @@ impl LearnedWeights {
                 4 * per
             )));
         }
-        let found = fnv1a(payload);
+        let found = fnv1a(&bytes[HEADER_LEN..]);
         if found != expected {
             return Err(WeightsError::Checksum { found, expected });
         }
@@ -431,11 +455,20 @@ impl LearnedWeights {
         pairs[patterns..patterns + ks].copy_from_slice(&stored[patterns..patterns + ks]);
         let dense_at = patterns + king_squares(size);
         pairs[dense_at..dense_at + d].copy_from_slice(&stored[patterns + ks..]);
+        let net = if version == VERSION_NET {
+            Some(
+                Net::read(net_bytes, net_inputs(size))
+                    .map_err(|e| WeightsError::Malformed(format!("the network: {e}")))?,
+            )
+        } else {
+            None
+        };
         Ok(LearnedWeights {
             size,
             tiling,
             k,
             pairs,
+            net,
         })
     }
 
@@ -785,7 +818,7 @@ impl<G: Geometry> Evaluator<G> {
     pub fn learned_for_player(&self, w: &LearnedWeights, pos: &Position<G>) -> i32 {
         let mut idx = [0u16; MAX_SLOTS];
         self.region_indices(pos, &mut idx);
-        self.learned_for_player_with(w, pos, &idx)
+        self.learned_for_player_with(w, pos, &idx, None)
     }
 
     /// [`Self::learned_for_player`] with the region indices already known.
@@ -794,6 +827,7 @@ impl<G: Geometry> Evaluator<G> {
         w: &LearnedWeights,
         pos: &Position<G>,
         idx: &[u16],
+        acc: Option<&[Acc; 2]>,
     ) -> i32 {
         let (mut so, mut se) = (0i32, 0i32);
         debug_assert_eq!(
@@ -808,7 +842,18 @@ impl<G: Geometry> Evaluator<G> {
         });
         let (p, full) = self.phase(pos);
         let p = p.min(full);
-        (so * p + se * (full - p)) / (full * WEIGHT_SCALE)
+        let patterns = (so * p + se * (full - p)) / (full * WEIGHT_SCALE);
+        match (&w.net, acc) {
+            (Some(net), Some(acc)) => patterns + net.for_player(acc, pos.side),
+            (Some(net), None) => {
+                let acc = [
+                    net.accumulate(pos, Side::Player),
+                    net.accumulate(pos, Side::Bot),
+                ];
+                patterns + net.for_player(&acc, pos.side)
+            }
+            (None, _) => patterns,
+        }
     }
 }
 

@@ -21,11 +21,13 @@
 //! - **aggression** (off unless the style asks for it): closing the distance to the enemy's pieces.
 
 mod learned;
+mod net;
 
 pub use learned::{
     king_squares, params_per_phase, regions, Dense, LearnedWeights, Tiling, WeightsError, DENSE,
-    MAX_SLOTS, REGION_ENTRIES, WEIGHT_SCALE,
+    MAX_SLOTS, REGION_ENTRIES, VERSION_NET, WEIGHT_SCALE,
 };
+pub use net::{net_inputs, view_planes, Acc, FloatNet, Net, HIDDEN, QA, QV};
 
 use crate::rules::bitboard::{squares, Bits};
 use crate::rules::geometry::{BoardSize, Coord, Geometry, Square};
@@ -243,6 +245,26 @@ impl Weights {
         Weights {
             aggression: 4,
             ..Weights::default()
+        }
+    }
+}
+
+/// What a search keeps, ply by ply, for the learned evaluation: the region views' table indices
+/// and the network's hidden sums of both views, brought from a position to its child by the
+/// squares that changed ([`Evaluator::update_state`]).
+#[derive(Copy, Clone, Debug)]
+pub struct EvalState {
+    /// The region indices ([`Evaluator::region_indices`]).
+    pub idx: [u16; MAX_SLOTS],
+    /// The network's sums, by side (unused without a network).
+    pub acc: [Acc; 2],
+}
+
+impl Default for EvalState {
+    fn default() -> Self {
+        EvalState {
+            idx: [0; MAX_SLOTS],
+            acc: [[0; HIDDEN]; 2],
         }
     }
 }
@@ -508,11 +530,36 @@ impl<G: Geometry> Evaluator<G> {
         self.hand(pos)
     }
 
-    /// [`Self::evaluate`] with the learned evaluation's region indices already known (see
-    /// [`Self::region_indices`]; the hand evaluation ignores them).
-    pub fn evaluate_with(&self, pos: &Position<G>, region_indices: &[u16]) -> i32 {
+    /// The state a search keeps for the learned evaluation at `pos`, from scratch.
+    pub fn start_state(&self, pos: &Position<G>, st: &mut EvalState) {
+        self.region_indices(pos, &mut st.idx);
+        if let Some(net) = self.net() {
+            st.acc = [
+                net.accumulate(pos, Side::Player),
+                net.accumulate(pos, Side::Bot),
+            ];
+        }
+    }
+
+    /// Brings `st`, the state of `before`, to that of `after` by the squares that changed.
+    #[inline]
+    pub fn update_state(&self, before: &Position<G>, after: &Position<G>, st: &mut EvalState) {
+        self.update_region_indices(before, after, &mut st.idx);
+        if let Some(net) = self.net() {
+            net.update(before, after, &mut st.acc);
+        }
+    }
+
+    fn net(&self) -> Option<&Net> {
+        self.learned.as_ref().and_then(|l| l.net.as_ref())
+    }
+
+    /// [`Self::evaluate`] with the learned evaluation's state already known (see
+    /// [`Self::start_state`]; the hand evaluation ignores it).
+    pub fn evaluate_with(&self, pos: &Position<G>, st: &EvalState) -> i32 {
         if let Some(l) = &self.learned {
-            let s = self.learned_for_player_with(l, pos, region_indices) + self.aggression(pos);
+            let s =
+                self.learned_for_player_with(l, pos, &st.idx, Some(&st.acc)) + self.aggression(pos);
             return match pos.side {
                 Side::Player => s,
                 Side::Bot => -s,
