@@ -909,6 +909,53 @@ mod tests {
         assert!(e.contains("corrupt"), "{e}");
     }
 
+    /// A file with a network (version 3) round-trips; damage to the network is caught by the
+    /// checksum; a network for another size's inputs, a truncated one and one whose sums could
+    /// overflow are refused, each saying so.
+    #[test]
+    fn weights_with_a_network_round_trip_and_bad_networks_are_refused() {
+        use super::super::net::{FloatNet, HIDDEN};
+        let mut w = sample_weights(BoardSize::S8, Tiling::Sparse);
+        let inputs = net_inputs(BoardSize::S8);
+        let f = FloatNet {
+            inputs,
+            w: (0..inputs * HIDDEN)
+                .map(|i| (i % 7) as f32 / 10.0 - 0.3)
+                .collect(),
+            b: vec![0.5; HIDDEN],
+            v: (0..2 * HIDDEN).map(|i| i as f32 - 30.0).collect(),
+            c: 3.0,
+        };
+        w.net = Some(f.quantize());
+        let bytes = w.to_bytes();
+        assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), VERSION_NET);
+        assert_eq!(LearnedWeights::from_bytes(&bytes), Ok(w.clone()));
+        let plain = sample_weights(BoardSize::S8, Tiling::Sparse).to_bytes();
+        assert_eq!(u16::from_le_bytes([plain[4], plain[5]]), VERSION);
+        let mut corrupt = bytes.clone();
+        let last = corrupt.len() - 10;
+        corrupt[last] ^= 0x40;
+        assert!(matches!(
+            LearnedWeights::from_bytes(&corrupt),
+            Err(WeightsError::Checksum { .. })
+        ));
+        // Rewrites the network section and the checksum, as a damaged writer would.
+        let with_net = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut b = bytes.clone();
+            edit(&mut b);
+            let sum = fnv1a(&b[HEADER_LEN..]);
+            b[16..24].copy_from_slice(&sum.to_le_bytes());
+            LearnedWeights::from_bytes(&b).unwrap_err().to_string()
+        };
+        let net_at = bytes.len() - (4 + 2 * (inputs * HIDDEN + 3 * HIDDEN) + 4);
+        let e = with_net(&|b| b[net_at..net_at + 2].copy_from_slice(&7u16.to_le_bytes()));
+        assert!(e.contains("network of 7 inputs"), "{e}");
+        let e = with_net(&|b| b.truncate(b.len() - 2));
+        assert!(e.contains("network section"), "{e}");
+        let e = with_net(&|b| b[net_at + 4..net_at + 6].copy_from_slice(&i16::MAX.to_le_bytes()));
+        assert!(e.contains("overflow"), "{e}");
+    }
+
     #[test]
     fn a_king_reads_its_square_and_the_bot_reads_the_turned_board() {
         let ev = Evaluator::<G8>::new(super::super::Weights::default());

@@ -13,10 +13,11 @@
 //! negatives.
 //!
 //! **Integers.** The first layer is stored in `1 / QA` of a unit (a unit's activation is clipped
-//! to `0..=QA`), the output weights and bias in `1 / QV` of a hundredth of a man. The sums are
-//! exact in `i32`, so a score does not depend on the order of additions, and an accumulator can be
-//! brought from one position to the next by adding and subtracting the rows of the squares that
-//! changed ([`Net::update`]).
+//! to `0..=QA`), the output weights and bias in `1 / QV` of a hundredth of a man. The first
+//! layer's weights are bounded so that its sums fit `i16` on any board ([`Net::read`] refuses a
+//! file whose do not), so the sums are exact and do not depend on the order of additions, and an
+//! accumulator can be brought from one position to the next by adding and subtracting the rows of
+//! the squares that changed ([`Net::update`]).
 
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Geometry, G10, G12, G4, G6, G8};
@@ -29,8 +30,10 @@ pub const QA: i32 = 128;
 /// A hundredth of a man in the output layer's integers.
 pub const QV: i32 = 64;
 
-/// One view's hidden sums before clipping.
-pub type Acc = [i32; HIDDEN];
+/// One view's hidden sums before clipping. Quantizing bounds the weights so that no position's
+/// true sum leaves the `i16` range ([`FloatNet::quantize`]), so the sums are kept with wrapping
+/// additions: exact whatever the order in which rows are added and taken away.
+pub type Acc = [i16; HIDDEN];
 
 /// The network, in the integers the engine evaluates with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,24 +66,43 @@ pub struct FloatNet {
     pub c: f32,
 }
 
+/// The largest first-layer bias and weight (in `1 / QA`) for a network of `inputs` inputs: with
+/// one piece at most on each of the `inputs / 4` squares, a sum stays within `i16`.
+fn bounds(inputs: usize) -> (i16, i16) {
+    let b_max = 4 * QA;
+    let squares = (inputs / 4).max(1) as i32;
+    (
+        b_max as i16,
+        ((i32::from(i16::MAX) - b_max) / squares) as i16,
+    )
+}
+
 fn q16(x: f32) -> i16 {
     x.round().clamp(f32::from(i16::MIN), f32::from(i16::MAX)) as i16
 }
 
 impl FloatNet {
-    /// The integer network (rounded).
+    /// The integer network (rounded). A bias is bounded by 4 units and a first-layer weight so
+    /// that a sum over every square of the board stays within `i16` (on 8x8 about 7 units, far
+    /// beyond what training gives).
     pub fn quantize(&self) -> Net {
         let mut b = [0i16; HIDDEN];
         let mut v = [0i16; 2 * HIDDEN];
+        let (b_max, w_max) = bounds(self.inputs);
+        let (b_max, w_max) = (f32::from(b_max), f32::from(w_max));
         for (o, &x) in b.iter_mut().zip(&self.b) {
-            *o = q16(x * QA as f32);
+            *o = q16((x * QA as f32).clamp(-b_max, b_max));
         }
         for (o, &x) in v.iter_mut().zip(&self.v) {
             *o = q16(x * QV as f32);
         }
         Net {
             inputs: self.inputs,
-            w: self.w.iter().map(|&x| q16(x * QA as f32)).collect(),
+            w: self
+                .w
+                .iter()
+                .map(|&x| q16((x * QA as f32).clamp(-w_max, w_max)))
+                .collect(),
             b,
             v,
             c: (self.c * QV as f32).round() as i32,
@@ -141,6 +163,13 @@ impl Net {
         let mut v = [0i16; 2 * HIDDEN];
         b.copy_from_slice(&rest[..HIDDEN]);
         v.copy_from_slice(&rest[HIDDEN..]);
+        let (b_max, w_max) = bounds(inputs);
+        if w.iter().any(|x| x.abs() > w_max) || b.iter().any(|x| x.abs() > b_max) {
+            return Err(format!(
+                "first-layer weights beyond {w_max} or biases beyond {b_max}: its sums could \
+                 overflow"
+            ));
+        }
         let t = &bytes[4 + 2 * count..];
         Ok(Net {
             inputs,
@@ -168,7 +197,7 @@ impl Net {
     fn add_row(&self, acc: &mut Acc, input: usize) {
         let row = self.row(input);
         for (a, &x) in acc.iter_mut().zip(row) {
-            *a += i32::from(x);
+            *a = a.wrapping_add(x);
         }
     }
 
@@ -176,16 +205,13 @@ impl Net {
     fn sub_row(&self, acc: &mut Acc, input: usize) {
         let row = self.row(input);
         for (a, &x) in acc.iter_mut().zip(row) {
-            *a -= i32::from(x);
+            *a = a.wrapping_sub(x);
         }
     }
 
     /// The hidden sums of `side`'s view of `pos`, from scratch.
     pub fn accumulate<G: Geometry>(&self, pos: &Position<G>, side: Side) -> Acc {
-        let mut acc = [0i32; HIDDEN];
-        for (a, &x) in acc.iter_mut().zip(&self.b) {
-            *a = i32::from(x);
-        }
+        let mut acc = self.b;
         for (plane, set) in view_planes(pos, side).into_iter().enumerate() {
             let mut set = set;
             while !set.is_empty() {
@@ -240,9 +266,14 @@ impl Net {
     /// The output for the side to move, in hundredths of a man, from the hidden sums of its view
     /// and of its opponent's.
     pub fn output(&self, to_move: &Acc, other: &Acc) -> i32 {
+        // Two plain loops over fixed-size arrays (a chained iterator is not vectorised).
         let mut h = [0i16; 2 * HIDDEN];
-        for (o, &a) in h.iter_mut().zip(to_move.iter().chain(other)) {
-            *o = a.clamp(0, QA) as i16;
+        let (mine, theirs) = h.split_at_mut(HIDDEN);
+        for (o, &a) in mine.iter_mut().zip(to_move) {
+            *o = a.max(0).min(QA as i16);
+        }
+        for (o, &a) in theirs.iter_mut().zip(other) {
+            *o = a.max(0).min(QA as i16);
         }
         let sum: i32 = h
             .iter()
