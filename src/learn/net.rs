@@ -12,7 +12,9 @@ use crate::engine::eval::{
     net_inputs, view_planes, Evaluator, FloatNet, LearnedWeights, Weights, HIDDEN,
 };
 use crate::learn::data::Record;
-use crate::learn::train::{cross_entropy, sigmoid, EpochReport, TrainConfig};
+use crate::learn::train::{
+    cross_entropy, for_chunks, parallel_mean, sigmoid, EpochReport, TrainConfig, CHUNKS,
+};
 use crate::rng::Rng;
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Geometry};
@@ -201,30 +203,10 @@ fn backward(
 }
 
 fn mean_loss(p: &[f32], l: &Layout, data: &Samples, idx: &[usize], k: f32, threads: usize) -> f64 {
-    if idx.is_empty() {
-        return 0.0;
-    }
-    let parts: Vec<&[usize]> = idx.chunks(idx.len().div_ceil(threads.max(1))).collect();
-    let sums: Vec<f64> = std::thread::scope(|sc| {
-        let handles: Vec<_> = parts
-            .iter()
-            .map(|part| {
-                sc.spawn(move || {
-                    part.iter()
-                        .map(|&j| {
-                            let s = &data.samples[j];
-                            cross_entropy(s.target, sigmoid(player_score(p, l, data, s) / k))
-                        })
-                        .sum::<f64>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(f64::NAN))
-            .collect()
-    });
-    sums.iter().sum::<f64>() / idx.len() as f64
+    parallel_mean(idx, threads, |j| {
+        let s = &data.samples[j];
+        cross_entropy(s.target, sigmoid(player_score(p, l, data, s) / k))
+    })
 }
 
 /// What the trained network does to the held-out positions' scores, in hundredths of a man.
@@ -235,9 +217,6 @@ pub struct NetReport {
     /// The largest.
     pub max_output: f32,
 }
-
-/// Number of gradient chunks per batch: fixed, so results do not depend on the thread count.
-const CHUNKS: usize = 8;
 
 /// Trains a network on top of `patterns` (kept as they are) on `records`, from `start` if given
 /// (else small random first-layer weights and zero output weights), reporting each epoch. `cfg.lr`
@@ -301,35 +280,11 @@ pub fn train_net(
         }
         let mut epoch_loss = 0.0;
         for batch in order.chunks(cfg.batch.max(1)) {
-            let chunk_len = batch.len().div_ceil(CHUNKS);
             let anchor = cfg.l2;
-            std::thread::scope(|sc| {
-                let (p, l, data) = (&p, &l, &data);
-                let mut work: Vec<(usize, &mut Vec<f32>, &mut f64)> = grads
-                    .iter_mut()
-                    .zip(losses.iter_mut())
-                    .enumerate()
-                    .map(|(c, (g, lo))| (c, g, lo))
-                    .collect();
-                let per_thread = CHUNKS.div_ceil(threads);
-                let mut handles = Vec::new();
-                while !work.is_empty() {
-                    let take = per_thread.min(work.len());
-                    let mine: Vec<_> = work.drain(..take).collect();
-                    handles.push(sc.spawn(move || {
-                        for (c, g, loss) in mine {
-                            g.iter_mut().for_each(|x| *x = 0.0);
-                            *loss = 0.0;
-                            let lo = (c * chunk_len).min(batch.len());
-                            let hi = ((c + 1) * chunk_len).min(batch.len());
-                            for &j in &batch[lo..hi] {
-                                *loss += backward(p, l, data, &data.samples[j], k, anchor, g);
-                            }
-                        }
-                    }));
-                }
-                for h in handles {
-                    let _ = h.join();
+            let (pr, lay, dr) = (&p, &l, &data);
+            for_chunks(batch, &mut grads, &mut losses, threads, |part, g, loss| {
+                for &j in part {
+                    *loss += backward(pr, lay, dr, &dr.samples[j], k, anchor, g);
                 }
             });
             t += 1;

@@ -180,7 +180,7 @@ fn extract(size: BoardSize, records: &[Record], tiling: Tiling, k: f32, lambda: 
 }
 
 /// Number of gradient chunks per batch: fixed, so results do not depend on the thread count.
-const CHUNKS: usize = 8;
+pub(crate) const CHUNKS: usize = 8;
 
 struct Model {
     /// Opening weights then endgame weights, hundredths of a man.
@@ -200,31 +200,71 @@ impl Model {
     }
 
     fn loss(&self, data: &Samples, idx: &[usize], k: f32, threads: usize) -> f64 {
-        if idx.is_empty() {
-            return 0.0;
-        }
-        let parts: Vec<&[usize]> = idx.chunks(idx.len().div_ceil(threads.max(1))).collect();
-        let sums: Vec<f64> = std::thread::scope(|sc| {
-            let handles: Vec<_> = parts
-                .iter()
-                .map(|part| {
-                    sc.spawn(move || {
-                        part.iter()
-                            .map(|&j| {
-                                let s = &data.samples[j];
-                                cross_entropy(s.target, sigmoid(self.score(data, s) / k))
-                            })
-                            .sum::<f64>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or(f64::NAN))
-                .collect()
-        });
-        sums.iter().sum::<f64>() / idx.len() as f64
+        parallel_mean(idx, threads, |j| {
+            let s = &data.samples[j];
+            cross_entropy(s.target, sigmoid(self.score(data, s) / k))
+        })
     }
+}
+
+/// The mean of `f(j)` over `idx`, on `threads` threads (0 for no indices).
+pub(crate) fn parallel_mean(idx: &[usize], threads: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    if idx.is_empty() {
+        return 0.0;
+    }
+    let f = &f;
+    let parts: Vec<&[usize]> = idx.chunks(idx.len().div_ceil(threads.max(1))).collect();
+    let sums: Vec<f64> = std::thread::scope(|sc| {
+        let handles: Vec<_> = parts
+            .iter()
+            .map(|part| sc.spawn(move || part.iter().map(|&j| f(j)).sum::<f64>()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(f64::NAN))
+            .collect()
+    });
+    sums.iter().sum::<f64>() / idx.len() as f64
+}
+
+/// Cuts `batch` into [`CHUNKS`] chunks and runs `work(chunk, gradient, loss)` for each on
+/// `threads` threads, chunk `c` with `grads[c]` and `losses[c]` zeroed first. The chunks do not
+/// depend on the thread count, so neither does the sum of their gradients taken in order.
+pub(crate) fn for_chunks(
+    batch: &[usize],
+    grads: &mut [Vec<f32>],
+    losses: &mut [f64],
+    threads: usize,
+    work: impl Fn(&[usize], &mut [f32], &mut f64) + Sync,
+) {
+    let chunk_len = batch.len().div_ceil(CHUNKS);
+    let work = &work;
+    std::thread::scope(|sc| {
+        let mut jobs: Vec<(usize, &mut Vec<f32>, &mut f64)> = grads
+            .iter_mut()
+            .zip(losses.iter_mut())
+            .enumerate()
+            .map(|(c, (g, l))| (c, g, l))
+            .collect();
+        let per_thread = CHUNKS.div_ceil(threads.max(1));
+        let mut handles = Vec::new();
+        while !jobs.is_empty() {
+            let take = per_thread.min(jobs.len());
+            let mine: Vec<_> = jobs.drain(..take).collect();
+            handles.push(sc.spawn(move || {
+                for (c, g, l) in mine {
+                    g.iter_mut().for_each(|x| *x = 0.0);
+                    *l = 0.0;
+                    let lo = (c * chunk_len).min(batch.len());
+                    let hi = ((c + 1) * chunk_len).min(batch.len());
+                    work(&batch[lo..hi], g, l);
+                }
+            }));
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+    });
 }
 
 /// Trains weights for `size` on `records` from `start` (whose tiling the result keeps), reporting
@@ -277,56 +317,30 @@ pub fn train(
         }
         let mut epoch_loss = 0.0;
         for batch in order.chunks(cfg.batch.max(1)) {
-            let chunk_len = batch.len().div_ceil(CHUNKS);
             let l2 = cfg.l2;
-            std::thread::scope(|sc| {
-                let model = &model;
-                let data = &data;
-                let prior = &prior;
-                let mut work: Vec<(usize, &mut Vec<f32>, &mut f64)> = grads
-                    .iter_mut()
-                    .zip(losses.iter_mut())
-                    .enumerate()
-                    .map(|(c, (g, l))| (c, g, l))
-                    .collect();
-                let per_thread = CHUNKS.div_ceil(threads);
-                let mut handles = Vec::new();
-                while !work.is_empty() {
-                    let take = per_thread.min(work.len());
-                    let mine: Vec<_> = work.drain(..take).collect();
-                    handles.push(sc.spawn(move || {
-                        for (c, g, l) in mine {
-                            g.iter_mut().for_each(|x| *x = 0.0);
-                            *l = 0.0;
-                            let lo = (c * chunk_len).min(batch.len());
-                            let hi = ((c + 1) * chunk_len).min(batch.len());
-                            for &j in &batch[lo..hi] {
-                                let s = &data.samples[j];
-                                let p = sigmoid(model.score(data, s) / k);
-                                *l += cross_entropy(s.target, p);
-                                let d = (p - s.target) / k;
-                                let feats = &data.feats
-                                    [s.start as usize..s.start as usize + usize::from(s.len)];
-                                for &(i, x) in feats {
-                                    let (i, gx) = (i as usize, d * f32::from(x));
-                                    g[i] += gx * s.phase;
-                                    g[per + i] += gx * (1.0 - s.phase);
-                                    // The penalty counts where the weight is used, so a
-                                    // rarely seen pattern is not held at zero by it. Anchored,
-                                    // it holds the global weights to the start too.
-                                    if i < penalised {
-                                        g[i] += l2 * (model.w[i] - prior[i]) * s.phase;
-                                        g[per + i] += l2
-                                            * (model.w[per + i] - prior[per + i])
-                                            * (1.0 - s.phase);
-                                    }
-                                }
-                            }
+            let (mr, data, prior) = (&model, &data, &prior);
+            for_chunks(batch, &mut grads, &mut losses, threads, |part, g, l| {
+                let model = mr;
+                for &j in part {
+                    let s = &data.samples[j];
+                    let p = sigmoid(model.score(data, s) / k);
+                    *l += cross_entropy(s.target, p);
+                    let d = (p - s.target) / k;
+                    let feats =
+                        &data.feats[s.start as usize..s.start as usize + usize::from(s.len)];
+                    for &(i, x) in feats {
+                        let (i, gx) = (i as usize, d * f32::from(x));
+                        g[i] += gx * s.phase;
+                        g[per + i] += gx * (1.0 - s.phase);
+                        // The penalty counts where the weight is used, so a rarely seen
+                        // pattern is not held at zero by it. Anchored, it holds the global
+                        // weights to the start too.
+                        if i < penalised {
+                            g[i] += l2 * (model.w[i] - prior[i]) * s.phase;
+                            g[per + i] +=
+                                l2 * (model.w[per + i] - prior[per + i]) * (1.0 - s.phase);
                         }
-                    }));
-                }
-                for h in handles {
-                    let _ = h.join();
+                    }
                 }
             });
             t += 1;
