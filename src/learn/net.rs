@@ -13,7 +13,7 @@ use crate::engine::eval::{
 };
 use crate::learn::data::Record;
 use crate::learn::train::{
-    cross_entropy, for_chunks, parallel_mean, sigmoid, EpochReport, TrainConfig, CHUNKS,
+    cross_entropy, for_chunks, parallel_mean, sigmoid, Adam, EpochReport, TrainConfig, CHUNKS,
 };
 use crate::rng::Rng;
 use crate::rules::bitboard::Bits;
@@ -268,12 +268,9 @@ pub fn train_net(
         train_loss: mean_loss(&p, &l, &data, &order, k, threads),
         valid_loss: mean_loss(&p, &l, &data, &valid, k, threads),
     });
-    let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
-    let mut m = vec![0f32; l.len()];
-    let mut v = vec![0f32; l.len()];
+    let mut adam = Adam::new(l.len());
     let mut grads = vec![vec![0f32; l.len()]; CHUNKS];
     let mut losses = [0f64; CHUNKS];
-    let mut t = 0i32;
     for epoch in 1..=cfg.epochs {
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
@@ -287,17 +284,14 @@ pub fn train_net(
                     *loss += backward(pr, lay, dr, &dr.samples[j], k, anchor, g);
                 }
             });
-            t += 1;
-            let bs = batch.len() as f32;
-            let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
-            for i in 0..l.len() {
-                let g: f32 = grads.iter().map(|g| g[i]).sum::<f32>() / bs;
-                let lr = if i >= l.v() { cfg.lr * 100.0 } else { cfg.lr };
-
-                m[i] = b1 * m[i] + (1.0 - b1) * g;
-                v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-                p[i] -= lr * (m[i] / c1) / ((v[i] / c2).sqrt() + eps);
-            }
+            let out_from = l.v();
+            adam.step(&mut p, &grads, batch.len(), |i| {
+                if i >= out_from {
+                    cfg.lr * 100.0
+                } else {
+                    cfg.lr
+                }
+            });
             epoch_loss += losses.iter().sum::<f64>();
         }
         on_epoch(&EpochReport {

@@ -207,6 +207,48 @@ impl Model {
     }
 }
 
+/// Adam's moments for a vector of parameters.
+pub(crate) struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    t: i32,
+}
+
+impl Adam {
+    pub(crate) fn new(len: usize) -> Adam {
+        Adam {
+            m: vec![0.0; len],
+            v: vec![0.0; len],
+            t: 0,
+        }
+    }
+
+    /// One step on `params` with the gradient summed over `grads` (the chunks, in order) and
+    /// divided by `batch`, parameter `i` moving by at most about `lr(i)`. A parameter with no
+    /// gradient and no momentum yet is left alone (most pattern weights, in a batch).
+    pub(crate) fn step(
+        &mut self,
+        params: &mut [f32],
+        grads: &[Vec<f32>],
+        batch: usize,
+        lr: impl Fn(usize) -> f32,
+    ) {
+        let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
+        self.t += 1;
+        let (c1, c2) = (1.0 - b1.powi(self.t), 1.0 - b2.powi(self.t));
+        let bs = batch as f32;
+        for (i, w) in params.iter_mut().enumerate() {
+            let g: f32 = grads.iter().map(|g| g[i]).sum::<f32>() / bs;
+            if g == 0.0 && self.m[i] == 0.0 {
+                continue;
+            }
+            self.m[i] = b1 * self.m[i] + (1.0 - b1) * g;
+            self.v[i] = b2 * self.v[i] + (1.0 - b2) * g * g;
+            *w -= lr(i) * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + eps);
+        }
+    }
+}
+
 /// The mean of `f(j)` over `idx`, on `threads` threads (0 for no indices).
 pub(crate) fn parallel_mean(idx: &[usize], threads: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
     if idx.is_empty() {
@@ -304,13 +346,10 @@ pub fn train(
         train_loss: model.loss(&data, &order, k, threads),
         valid_loss: model.loss(&data, &valid, k, threads),
     });
-    let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
-    let mut m = vec![0.0f32; 2 * per];
-    let mut v = vec![0.0f32; 2 * per];
+    let mut adam = Adam::new(2 * per);
     let mut grads = vec![vec![0.0f32; 2 * per]; CHUNKS];
     let mut losses = [0.0f64; CHUNKS];
     let mut rng = Rng::new(cfg.seed);
-    let mut t = 0i32;
     for epoch in 1..=cfg.epochs {
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
@@ -343,18 +382,7 @@ pub fn train(
                     }
                 }
             });
-            t += 1;
-            let bs = batch.len() as f32;
-            let (c1, c2) = (1.0 - b1.powi(t), 1.0 - b2.powi(t));
-            for i in 0..2 * per {
-                let g: f32 = grads.iter().map(|g| g[i]).sum::<f32>() / bs;
-                if g == 0.0 && m[i] == 0.0 {
-                    continue;
-                }
-                m[i] = b1 * m[i] + (1.0 - b1) * g;
-                v[i] = b2 * v[i] + (1.0 - b2) * g * g;
-                model.w[i] -= cfg.lr * (m[i] / c1) / ((v[i] / c2).sqrt() + eps);
-            }
+            adam.step(&mut model.w, &grads, batch.len(), |_| cfg.lr);
             epoch_loss += losses.iter().sum::<f64>();
         }
         on_epoch(&EpochReport {
