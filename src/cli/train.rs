@@ -39,9 +39,9 @@ pub struct TrainArgs {
     #[arg(long)]
     lr: Option<f32>,
     /// Train a network on top of the `--init` weights' patterns, which stay as they are (see
-    /// README, "The network"), instead of the patterns; `--l2` is then a penalty on the
-    /// network's output, `l2 / 2 * (output / 100)^2` per position, which keeps its corrections to
-    /// the patterns small (0.3 made the shipped network). A network already in `--init` is
+    /// README, "A network on top of the patterns"), instead of the patterns; `--l2` is then a
+    /// penalty on the network's output, `l2 / 2 * (output / 100)^2` per position, which keeps its
+    /// corrections to the patterns small (0.3 screened best). A network already in `--init` is
     /// trained on.
     #[arg(long, requires = "init")]
     net: bool,

@@ -2,21 +2,22 @@
 //! fixed pattern weights: the model's score for the player is the patterns' score (computed once
 //! per record) plus the network's output, and training minimises the same cross-entropy as
 //! [`crate::learn::train`] (`sigmoid(score / K)` against the blend of result and search score),
-//! with Adam over mini-batches and an L2 penalty on the network's weights. The network starts
-//! with its output weights at zero, so the starting loss is the patterns' own.
+//! with Adam over mini-batches and a penalty on the network's output (`l2 / 2 * (out / 100)^2` per
+//! position). The network starts with its output weights at zero, so the starting loss is the
+//! patterns' own.
 //!
 //! A run is deterministic for its seed: each batch is cut into a fixed number of chunks whose
 //! gradients are added in order, whatever the number of threads.
 
 use crate::engine::eval::{
-    net_inputs, view_planes, Evaluator, FloatNet, LearnedWeights, Weights, HIDDEN,
+    net_inputs, view_inputs, Evaluator, FloatNet, LearnedWeights, Weights, HIDDEN,
 };
 use crate::learn::data::Record;
 use crate::learn::train::{
-    cross_entropy, for_chunks, parallel_mean, sigmoid, Adam, EpochReport, TrainConfig, CHUNKS,
+    cross_entropy, for_chunks, parallel_mean, player_target, sigmoid, Adam, EpochReport,
+    TrainConfig, CHUNKS,
 };
 use crate::rng::Rng;
-use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Geometry};
 use crate::rules::position::{Position, Side};
 
@@ -50,13 +51,7 @@ impl Samples {
 
 fn push_view<G: Geometry>(pos: &Position<G>, side: Side, out: &mut Vec<u16>) -> u8 {
     let before = out.len();
-    for (plane, set) in view_planes(pos, side).into_iter().enumerate() {
-        let mut set = set;
-        while !set.is_empty() {
-            out.push((plane * G::BITS as usize + set.lowest() as usize) as u16);
-            set = set.clear_lowest();
-        }
-    }
+    view_inputs(pos, side, |i| out.push(i as u16));
     (out.len() - before) as u8
 }
 
@@ -74,18 +69,13 @@ fn extract_sized<G: Geometry>(
         let start = inputs.len() as u32;
         let player_len = push_view(&pos, Side::Player, &mut inputs);
         let bot_len = push_view(&pos, Side::Bot, &mut inputs);
-        let mut target =
-            lambda * r.outcome.target() + (1.0 - lambda) * sigmoid(f32::from(r.score) / k);
-        if r.side == Side::Bot {
-            target = 1.0 - target;
-        }
         samples.push(Sample {
             start,
             player_len,
             bot_len,
             player_to_move: r.side == Side::Player,
             base: ev.learned_for_player(patterns, &pos) as f32,
-            target,
+            target: player_target(r, k, lambda),
         });
     }
     Samples { inputs, samples }

@@ -141,6 +141,16 @@ pub fn fit_k(records: &[Record]) -> f32 {
     (a + b) / 2.0
 }
 
+/// A record's training target for the player: `lambda` of the game's result and the rest of
+/// `sigmoid(score / k)`.
+pub(crate) fn player_target(r: &Record, k: f32, lambda: f32) -> f32 {
+    let target = lambda * r.outcome.target() + (1.0 - lambda) * sigmoid(f32::from(r.score) / k);
+    match r.side {
+        Side::Player => target,
+        Side::Bot => 1.0 - target,
+    }
+}
+
 fn extract_sized<G: Geometry>(records: &[Record], tiling: Tiling, k: f32, lambda: f32) -> Samples {
     let ev = Evaluator::<G>::with_tiling(Weights::default(), tiling);
     let mut feats = Vec::with_capacity(records.len() * 30);
@@ -152,12 +162,7 @@ fn extract_sized<G: Geometry>(records: &[Record], tiling: Tiling, k: f32, lambda
             feats.push((i as u32, v.clamp(i16::MIN as i32, i16::MAX as i32) as i16))
         });
         let (p, full) = ev.phase(&pos);
-        let result = r.outcome.target();
-        let searched = sigmoid(f32::from(r.score) / k);
-        let mut target = lambda * result + (1.0 - lambda) * searched;
-        if r.side == Side::Bot {
-            target = 1.0 - target;
-        }
+        let target = player_target(r, k, lambda);
         samples.push(Sample {
             start,
             len: (feats.len() as u32 - start) as u16,

@@ -845,13 +845,7 @@ impl<G: Geometry> Evaluator<G> {
         let patterns = (so * p + se * (full - p)) / (full * WEIGHT_SCALE);
         match (&w.net, acc) {
             (Some(net), Some(acc)) => patterns + net.for_player(acc, pos.side),
-            (Some(net), None) => {
-                let acc = [
-                    net.accumulate(pos, Side::Player),
-                    net.accumulate(pos, Side::Bot),
-                ];
-                patterns + net.for_player(&acc, pos.side)
-            }
+            (Some(net), None) => patterns + net.for_player(&net.accumulate_both(pos), pos.side),
             (None, _) => patterns,
         }
     }

@@ -27,7 +27,7 @@ pub use learned::{
     king_squares, params_per_phase, regions, Dense, LearnedWeights, Tiling, WeightsError, DENSE,
     MAX_SLOTS, REGION_ENTRIES, VERSION_NET, WEIGHT_SCALE,
 };
-pub use net::{net_inputs, view_planes, Acc, FloatNet, Net, HIDDEN, QA, QV};
+pub use net::{net_inputs, view_inputs, view_planes, Acc, FloatNet, Net, HIDDEN, QA, QV};
 
 use crate::rules::bitboard::{squares, Bits};
 use crate::rules::geometry::{BoardSize, Coord, Geometry, Square};
@@ -534,10 +534,7 @@ impl<G: Geometry> Evaluator<G> {
     pub fn start_state(&self, pos: &Position<G>, st: &mut EvalState) {
         self.region_indices(pos, &mut st.idx);
         if let Some(net) = self.net() {
-            st.acc = [
-                net.accumulate(pos, Side::Player),
-                net.accumulate(pos, Side::Bot),
-            ];
+            st.acc = net.accumulate_both(pos);
         }
     }
 

@@ -212,15 +212,16 @@ impl Net {
     /// The hidden sums of `side`'s view of `pos`, from scratch.
     pub fn accumulate<G: Geometry>(&self, pos: &Position<G>, side: Side) -> Acc {
         let mut acc = self.b;
-        for (plane, set) in view_planes(pos, side).into_iter().enumerate() {
-            let mut set = set;
-            while !set.is_empty() {
-                let bit = set.lowest() as usize;
-                set = set.clear_lowest();
-                self.add_row(&mut acc, plane * G::BITS as usize + bit);
-            }
-        }
+        view_inputs(pos, side, |i| self.add_row(&mut acc, i));
         acc
+    }
+
+    /// Both views' sums of `pos`, from scratch (`[player, bot]`).
+    pub fn accumulate_both<G: Geometry>(&self, pos: &Position<G>) -> [Acc; 2] {
+        [
+            self.accumulate(pos, Side::Player),
+            self.accumulate(pos, Side::Bot),
+        ]
     }
 
     /// Brings the hidden sums of both views (`acc[side.index()]`) of `before` to those of
@@ -318,4 +319,16 @@ pub fn net_inputs(size: BoardSize) -> usize {
         BoardSize::S12 => G12::BITS,
     };
     Net::inputs_for(bits)
+}
+
+/// Calls `f` with every input that is on in `side`'s view of `pos` (plane by plane, lowest bit
+/// first): `plane * G::BITS + bit`.
+pub fn view_inputs<G: Geometry>(pos: &Position<G>, side: Side, mut f: impl FnMut(usize)) {
+    for (plane, set) in view_planes(pos, side).into_iter().enumerate() {
+        let mut set = set;
+        while !set.is_empty() {
+            f(plane * G::BITS as usize + set.lowest() as usize);
+            set = set.clear_lowest();
+        }
+    }
 }
