@@ -142,7 +142,8 @@ fn check_incremental<G: Geometry>(
             break;
         }
         let next = pos.play(&moves[usize::from(pick) % moves.len()]);
-        ev.update_state(&pos, &next, &mut st);
+        let parent = st;
+        ev.child_state(&parent, &pos, &next, &mut st);
         pos = next;
         let mut scratch = EvalState::default();
         ev.start_state(&pos, &mut scratch);

@@ -557,8 +557,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
     fn child_patterns(&mut self, pos: &Position<G>, child: &Position<G>, ply: usize) {
         if ply + 1 < self.patterns.len() {
             let (head, tail) = self.patterns.split_at_mut(ply + 1);
-            tail[0] = head[ply];
-            self.eval.update_state(pos, child, &mut tail[0]);
+            self.eval.child_state(&head[ply], pos, child, &mut tail[0]);
         }
     }
 

@@ -251,7 +251,7 @@ impl Weights {
 
 /// What a search keeps, ply by ply, for the learned evaluation: the region views' table indices
 /// and the network's hidden sums of both views, brought from a position to its child by the
-/// squares that changed ([`Evaluator::update_state`]).
+/// squares that changed ([`Evaluator::child_state`]).
 #[derive(Copy, Clone, Debug)]
 pub struct EvalState {
     /// The region indices ([`Evaluator::region_indices`]).
@@ -538,12 +538,22 @@ impl<G: Geometry> Evaluator<G> {
         }
     }
 
-    /// Brings `st`, the state of `before`, to that of `after` by the squares that changed.
+    /// Sets `child`, the state of `after`, from `parent`, the state of `before`, by the squares
+    /// that changed. Without a network only the region indices are copied: the search does this
+    /// at every node.
     #[inline]
-    pub fn update_state(&self, before: &Position<G>, after: &Position<G>, st: &mut EvalState) {
-        self.update_region_indices(before, after, &mut st.idx);
+    pub fn child_state(
+        &self,
+        parent: &EvalState,
+        before: &Position<G>,
+        after: &Position<G>,
+        child: &mut EvalState,
+    ) {
+        child.idx = parent.idx;
+        self.update_region_indices(before, after, &mut child.idx);
         if let Some(net) = self.net() {
-            net.update(before, after, &mut st.acc);
+            child.acc = parent.acc;
+            net.update(before, after, &mut child.acc);
         }
     }
 
