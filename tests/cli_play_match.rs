@@ -258,9 +258,16 @@ fn search_final_line(knobs: &str) -> String {
 
 #[test]
 fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
-    // Prefetching the table only changes speed: the same nodes, score and line.
+    // Prefetching the table and its large pages only change speed: the same nodes, score and
+    // line.
     let with = search_final_line("");
     assert_eq!(with, search_final_line("prefetch=0"));
+    assert_eq!(with, search_final_line("large_pages=0"));
+    let two_way = search_final_line("tt_ways=2");
+    assert_eq!(
+        two_way,
+        search_final_line("tt_ways=2,large_pages=0,prefetch=0")
+    );
     assert!(with.contains("depth 9"), "{with}");
     // A knob that changes the search changes the tree.
     assert_ne!(with, search_final_line("probcut=0,rfp=0,lmr=0"));

@@ -256,7 +256,11 @@ impl Engine {
     /// An engine with the given settings.
     pub fn new(config: EngineConfig) -> Engine {
         Engine {
-            tt: Tt::new(config.hash_mb),
+            tt: Tt::new_with(
+                config.hash_mb,
+                config.search.large_pages,
+                config.search.tt_ways,
+            ),
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
         }
@@ -266,7 +270,7 @@ impl Engine {
     /// has ([`memory::table_room`]) and allocated with every page written, or the reason it
     /// cannot be.
     pub fn try_new(config: EngineConfig) -> Result<Engine, TableError> {
-        let tt = checked_table(config.hash_mb, config.threads, 0)?;
+        let tt = checked_table(config.hash_mb, config.threads, 0, &config.search)?;
         Ok(Engine {
             tt,
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
@@ -292,7 +296,8 @@ impl Engine {
     /// Resizes the transposition table (its contents are lost).
     pub fn set_hash_mb(&mut self, mb: usize) {
         self.config.hash_mb = mb;
-        self.tt = Tt::new(mb);
+        let p = &self.config.search;
+        self.tt = Tt::new_with(mb, p.large_pages, p.tt_ways);
     }
 
     /// Resizes the transposition table after checking that the machine can hold it; returns the
@@ -304,14 +309,15 @@ impl Engine {
         let old_mb = self.config.hash_mb;
         // Release the old table first: both at once may not fit.
         self.tt = Tt::new(0);
-        match Tt::try_new(mb, self.config.threads) {
+        let (large, ways) = (self.config.search.large_pages, self.config.search.tt_ways);
+        match Tt::try_new_with(mb, self.config.threads, large, ways) {
             Ok(tt) => {
                 self.tt = tt;
                 self.config.hash_mb = mb;
                 Ok(start.elapsed())
             }
             Err(e) => {
-                match Tt::try_new(old_mb, self.config.threads) {
+                match Tt::try_new_with(old_mb, self.config.threads, large, ways) {
                     Ok(tt) => self.tt = tt,
                     Err(e2) => tracing::error!("cannot restore the old table: {e2}; 1 KiB kept"),
                 }
@@ -484,9 +490,14 @@ pub fn check_room(mb: usize, threads: usize, current: u64) -> Result<(), TableEr
     }
 }
 
-fn checked_table(mb: usize, threads: usize, current: u64) -> Result<Tt, TableError> {
+fn checked_table(
+    mb: usize,
+    threads: usize,
+    current: u64,
+    params: &SearchParams,
+) -> Result<Tt, TableError> {
     check_room(mb, threads, current)?;
-    Tt::try_new(mb, threads)
+    Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)
 }
 
 /// Expected time of the next iteration from the last two: the last one times their growth factor
