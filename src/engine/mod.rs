@@ -309,15 +309,14 @@ impl Engine {
         let old_mb = self.config.hash_mb;
         // Release the old table first: both at once may not fit.
         self.tt = Tt::new(0);
-        let (large, ways) = (self.config.search.large_pages, self.config.search.tt_ways);
-        match Tt::try_new_with(mb, self.config.threads, large, ways) {
+        match table(mb, self.config.threads, &self.config.search) {
             Ok(tt) => {
                 self.tt = tt;
                 self.config.hash_mb = mb;
                 Ok(start.elapsed())
             }
             Err(e) => {
-                match Tt::try_new_with(old_mb, self.config.threads, large, ways) {
+                match table(old_mb, self.config.threads, &self.config.search) {
                     Ok(tt) => self.tt = tt,
                     Err(e2) => tracing::error!("cannot restore the old table: {e2}; 1 KiB kept"),
                 }
@@ -497,6 +496,11 @@ fn checked_table(
     params: &SearchParams,
 ) -> Result<Tt, TableError> {
     check_room(mb, threads, current)?;
+    table(mb, threads, params)
+}
+
+/// A table of the shape the search settings ask for (`large_pages`, `tt_ways`).
+fn table(mb: usize, threads: usize, params: &SearchParams) -> Result<Tt, TableError> {
     Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)
 }
 

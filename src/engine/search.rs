@@ -177,8 +177,8 @@ impl Default for SearchParams {
             iter_fit: 40,
             move_fit: 0,
             prefetch: true,
-            large_pages: true,
-            tt_ways: 4,
+            large_pages: crate::engine::tt::DEFAULT_LARGE_PAGES,
+            tt_ways: crate::engine::tt::DEFAULT_WAYS,
             lmp: 0,
             contempt: 0,
         }
@@ -814,24 +814,21 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         // With the prefetch, the next move is made before this one is searched and its child's
         // bucket fetched, so that the load overlaps this whole subtree (a child's own probe
         // comes too soon after its move for the fetch to finish).
-        let mut next: Option<Position<G>> = None;
+        let (prefetch, tt) = (self.params.prefetch, self.tt);
+        let made_and_fetched = |m: &Move<G::B>| {
+            let c = pos.play(m);
+            tt.prefetch(c.hash);
+            c
+        };
+        let mut next = if prefetch {
+            moves.first().map(made_and_fetched)
+        } else {
+            None
+        };
         for (i, mv) in moves.iter().enumerate() {
-            let child = match next.take() {
-                Some(c) => c,
-                None => {
-                    let c = pos.play(mv);
-                    if self.params.prefetch {
-                        self.tt.prefetch(c.hash);
-                    }
-                    c
-                }
-            };
-            if self.params.prefetch {
-                if let Some(m) = moves.get(i + 1) {
-                    let c = pos.play(m);
-                    self.tt.prefetch(c.hash);
-                    next = Some(c);
-                }
+            let child = next.take().unwrap_or_else(|| pos.play(mv));
+            if prefetch {
+                next = moves.get(i + 1).map(made_and_fetched);
             }
             // Late-move pruning (off by default: measured no better at equal time).
             if may_prune && i as i32 >= self.params.lmp * depth && is_plain(mv, &child, &killers) {

@@ -85,12 +85,13 @@ struct Slot {
 /// The table's memory: aligned so that a bucket never straddles two cache lines, and for a
 /// table of 2 MiB or more aligned to (and, where the kernel offers them on request, backed by)
 /// 2 MiB pages, so that a probe rarely misses the address-translation cache either.
-/// Without `large`, the memory is allocated as a plain `Vec<Slot>` would be (the engine before,
-/// for matches).
+/// Without large pages, the memory is allocated as a plain `Vec<Slot>` would be (the engine
+/// before, for matches).
 struct Slots {
     ptr: std::ptr::NonNull<Slot>,
     len: usize,
-    large: bool,
+    /// The allocation's layout, to free it with.
+    layout: std::alloc::Layout,
 }
 
 // SAFETY: `Slots` owns its memory like a `Vec<Slot>`, and `Slot` is made of atomics.
@@ -98,11 +99,18 @@ unsafe impl Send for Slots {}
 // SAFETY: as above; shared access only reads and writes atomics.
 unsafe impl Sync for Slots {}
 
+/// The engine's table by default: on large pages, with four entries a bucket (see
+/// [`Tt::try_new_with`]; the search's knobs `large_pages` and `tt_ways` start from these).
+pub const DEFAULT_LARGE_PAGES: bool = true;
+/// See [`DEFAULT_LARGE_PAGES`].
+pub const DEFAULT_WAYS: usize = 4;
+
 /// Size of a large page (x86-64 and most 64-bit Linux systems).
 const LARGE_PAGE: usize = 2 << 20;
 
 impl Slots {
-    fn layout(len: usize, large: bool) -> std::alloc::Layout {
+    /// The layout of `len` slots (`None` if it cannot be expressed).
+    fn layout(len: usize, large: bool) -> Option<std::alloc::Layout> {
         let bytes = len.max(1) * ENTRY_BYTES;
         let align = if !large {
             std::mem::align_of::<Slot>()
@@ -111,16 +119,12 @@ impl Slots {
         } else {
             64
         };
-        std::alloc::Layout::from_size_align(bytes, align)
-            .unwrap_or(std::alloc::Layout::new::<[Slot; 2]>())
+        std::alloc::Layout::from_size_align(bytes, align).ok()
     }
 
     /// `len` empty slots, written by `threads` threads; `None` if the memory cannot be had.
     fn zeroed(len: usize, threads: usize, large: bool) -> Option<Slots> {
-        let layout = Self::layout(len, large);
-        if layout.size() < len * ENTRY_BYTES {
-            return None;
-        }
+        let layout = Self::layout(len, large)?;
         // SAFETY: the layout's size is not zero.
         let raw = unsafe { std::alloc::alloc(layout) }.cast::<Slot>();
         let ptr = std::ptr::NonNull::new(raw)?;
@@ -137,18 +141,22 @@ impl Slots {
         let spare = unsafe {
             std::slice::from_raw_parts_mut(raw.cast::<std::mem::MaybeUninit<Slot>>(), len)
         };
-        let chunk = len.div_ceil(threads.clamp(1, 64)).max(1);
-        std::thread::scope(|scope| {
-            for part in spare.chunks_mut(chunk) {
-                scope.spawn(move || {
-                    for s in part {
-                        s.write(Slot::default());
-                    }
-                });
-            }
+        in_parallel(spare, threads, |s| {
+            s.write(Slot::default());
         });
-        Some(Slots { ptr, len, large })
+        Some(Slots { ptr, len, layout })
     }
+}
+
+/// Applies `each` to every item, the items split among `threads` threads (1 to 64).
+fn in_parallel<T: Send>(items: &mut [T], threads: usize, each: impl Fn(&mut T) + Sync) {
+    let chunk = items.len().div_ceil(threads.clamp(1, 64)).max(1);
+    let each = &each;
+    std::thread::scope(|scope| {
+        for part in items.chunks_mut(chunk) {
+            scope.spawn(move || part.iter_mut().for_each(each));
+        }
+    });
 }
 
 impl std::ops::Deref for Slots {
@@ -169,7 +177,7 @@ impl std::ops::DerefMut for Slots {
 impl Drop for Slots {
     fn drop(&mut self) {
         // SAFETY: allocated in `zeroed` with this very layout; slots need no drop.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), Self::layout(self.len, self.large)) }
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr().cast(), self.layout) }
     }
 }
 
@@ -222,14 +230,17 @@ impl Tt {
     /// A table of at most `mib` MiB (at least 1 KiB; a power-of-two number of entries). Aborts
     /// if the memory cannot be had; [`Tt::try_new`] checks first and fails cleanly instead.
     pub fn new(mib: usize) -> Tt {
-        Self::new_with(mib, true, 4)
+        Self::new_with(mib, DEFAULT_LARGE_PAGES, DEFAULT_WAYS)
     }
 
     /// [`Tt::new`], with `large` and `ways` as for [`Tt::try_new_with`].
     pub fn new_with(mib: usize, large: bool, ways: usize) -> Tt {
         match Self::try_new_with(mib, 1, large, ways) {
             Ok(tt) => tt,
-            Err(_) => std::alloc::handle_alloc_error(Slots::layout(Self::entries(mib), large)),
+            Err(_) => std::alloc::handle_alloc_error(
+                Slots::layout(Self::entries(mib), large)
+                    .unwrap_or(std::alloc::Layout::new::<Slot>()),
+            ),
         }
     }
 
@@ -254,7 +265,7 @@ impl Tt {
     /// where the kernel overcommits memory: there the allocation succeeds and the process is
     /// killed later when the pages are touched.
     pub fn try_new(mib: usize, threads: usize) -> Result<Tt, TableError> {
-        Self::try_new_with(mib, threads, true, 4)
+        Self::try_new_with(mib, threads, DEFAULT_LARGE_PAGES, DEFAULT_WAYS)
     }
 
     /// [`Tt::try_new`]; `large` aligns the table to cache lines and, from 2 MiB, asks for large
@@ -295,16 +306,7 @@ impl Tt {
 
     /// Forgets everything, with `threads` threads writing.
     pub fn clear_with(&mut self, threads: usize) {
-        let chunk = self.slots.len().div_ceil(threads.clamp(1, 64));
-        std::thread::scope(|scope| {
-            for part in self.slots.chunks_mut(chunk) {
-                scope.spawn(move || {
-                    for s in part {
-                        *s = Slot::default();
-                    }
-                });
-            }
-        });
+        in_parallel(&mut self.slots, threads, |s| *s = Slot::default());
     }
 
     /// Starts a new search: older entries become preferred for replacement.
@@ -371,11 +373,10 @@ impl Tt {
         }
     }
 
-    /// Whether `entry` may not overwrite the same position's `old` result: a much shallower
+    /// Whether `entry` may not overwrite the same position's `old_entry`: a much shallower
     /// bound of this search keeps a deeper result.
     #[inline]
-    fn keeps(old: u64, old_gen: u8, entry: &Entry, gen: u8) -> bool {
-        let old_entry = Entry::unpack(old).0;
+    fn keeps(old_entry: &Entry, old_gen: u8, entry: &Entry, gen: u8) -> bool {
         entry.bound != Bound::Exact
             && old_gen == gen
             && (entry.depth as u32) + 2 < old_entry.depth as u32
@@ -390,7 +391,7 @@ impl Tt {
         let old_key = deep.check.load(Ordering::Relaxed) ^ old;
         let (old_entry, old_gen) = Entry::unpack(old);
         if old_key == key && old != 0 {
-            if Self::keeps(old, old_gen, entry, gen) {
+            if Self::keeps(&old_entry, old_gen, entry, gen) {
                 return None;
             }
             Some(deep)
@@ -415,7 +416,7 @@ impl Tt {
             }
             let (old_entry, old_gen) = Entry::unpack(old);
             if slot.check.load(Ordering::Relaxed) ^ old == key {
-                if Self::keeps(old, old_gen, entry, gen) {
+                if Self::keeps(&old_entry, old_gen, entry, gen) {
                     return None;
                 }
                 return Some(slot);
