@@ -18,7 +18,10 @@ pub struct TrainArgs {
     /// The weights file to write.
     #[arg(long)]
     out: PathBuf,
-    /// Start from these weights instead of the hand evaluation's global weights.
+    /// Start from these weights instead of the hand evaluation's global weights. If they carry a
+    /// network, the patterns are fitted on top of it (without `--net`) and the network is written
+    /// back as it was; `--net` then trains the network on top of the new patterns, so the two can
+    /// be trained in turn.
     #[arg(long)]
     init: Option<PathBuf>,
     /// How the pattern regions cover the board: `sparse` (corners on even rows and columns: 9

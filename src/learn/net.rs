@@ -312,13 +312,13 @@ pub fn train_net(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::learn::train::learned_score;
     use crate::learn::train::tests::positions;
     use crate::rules::any_size::AnyPosition;
 
-    fn random_net(seed: u64, size: BoardSize) -> FloatNet {
+    pub(crate) fn random_net(seed: u64, size: BoardSize) -> FloatNet {
         let mut rng = Rng::new(seed);
         let mut r = |scale: f32| (rng.below(2001) as f32 / 1000.0 - 1.0) * scale;
         let inputs = net_inputs(size);

@@ -11,10 +11,16 @@
 //! a man). The last part of the records (whole games, as they are in game order) is held out for
 //! validation, and its loss is reported after every epoch.
 //!
+//! If the starting weights carry a network ([`crate::engine::eval::Net`]), the patterns are fitted
+//! on top of it: each record's score is the patterns' plus the network's output (computed once),
+//! the network stays as it is, and the weights written keep it. With
+//! [`crate::learn::net::train_net`], which does the converse, the two parts can be trained in
+//! turn.
+//!
 //! A run is deterministic for its seed: each batch is cut into a fixed number of chunks whose
 //! gradients are added in order, whatever the number of threads.
 
-use crate::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Tiling, Weights};
+use crate::engine::eval::{params_per_phase, Evaluator, LearnedWeights, Net, Tiling, Weights};
 use crate::learn::data::{Record, SCORE_CLAMP};
 use crate::rng::Rng;
 use crate::rules::any_size::AnyPosition;
@@ -83,6 +89,8 @@ struct Sample {
     len: u16,
     /// Weight of the opening weights (pieces on the board over pieces at the start).
     phase: f32,
+    /// The fixed network's output for the player (0 without a network), hundredths of a man.
+    base: f32,
     /// Target for the player.
     target: f32,
 }
@@ -151,7 +159,13 @@ pub(crate) fn player_target(r: &Record, k: f32, lambda: f32) -> f32 {
     }
 }
 
-fn extract_sized<G: Geometry>(records: &[Record], tiling: Tiling, k: f32, lambda: f32) -> Samples {
+fn extract_sized<G: Geometry>(
+    records: &[Record],
+    tiling: Tiling,
+    net: Option<&Net>,
+    k: f32,
+    lambda: f32,
+) -> Samples {
     let ev = Evaluator::<G>::with_tiling(Weights::default(), tiling);
     let mut feats = Vec::with_capacity(records.len() * 30);
     let mut samples = Vec::with_capacity(records.len());
@@ -167,20 +181,30 @@ fn extract_sized<G: Geometry>(records: &[Record], tiling: Tiling, k: f32, lambda
             start,
             len: (feats.len() as u32 - start) as u16,
             phase: p.min(full) as f32 / full as f32,
+            base: net.map_or(0.0, |n| {
+                n.for_player(&n.accumulate_both(&pos), pos.side) as f32
+            }),
             target,
         });
     }
     Samples { feats, samples }
 }
 
-fn extract(size: BoardSize, records: &[Record], tiling: Tiling, k: f32, lambda: f32) -> Samples {
+fn extract(
+    size: BoardSize,
+    records: &[Record],
+    start: &LearnedWeights,
+    k: f32,
+    lambda: f32,
+) -> Samples {
     use crate::rules::geometry::{G10, G12, G4, G6, G8};
+    let (tiling, net) = (start.tiling, start.net.as_ref());
     match size {
-        BoardSize::S4 => extract_sized::<G4>(records, tiling, k, lambda),
-        BoardSize::S6 => extract_sized::<G6>(records, tiling, k, lambda),
-        BoardSize::S8 => extract_sized::<G8>(records, tiling, k, lambda),
-        BoardSize::S10 => extract_sized::<G10>(records, tiling, k, lambda),
-        BoardSize::S12 => extract_sized::<G12>(records, tiling, k, lambda),
+        BoardSize::S4 => extract_sized::<G4>(records, tiling, net, k, lambda),
+        BoardSize::S6 => extract_sized::<G6>(records, tiling, net, k, lambda),
+        BoardSize::S8 => extract_sized::<G8>(records, tiling, net, k, lambda),
+        BoardSize::S10 => extract_sized::<G10>(records, tiling, net, k, lambda),
+        BoardSize::S12 => extract_sized::<G12>(records, tiling, net, k, lambda),
     }
 }
 
@@ -201,7 +225,7 @@ impl Model {
             open += self.w[i as usize] * f32::from(v);
             end += self.w[self.per + i as usize] * f32::from(v);
         }
-        s.phase * open + (1.0 - s.phase) * end
+        s.phase * open + (1.0 - s.phase) * end + s.base
     }
 
     fn loss(&self, data: &Samples, idx: &[usize], k: f32, threads: usize) -> f64 {
@@ -314,8 +338,9 @@ pub(crate) fn for_chunks(
     });
 }
 
-/// Trains weights for `size` on `records` from `start` (whose tiling the result keeps), reporting
-/// each epoch. Returns the weights.
+/// Trains weights for `size` on `records` from `start` (whose tiling, and network if it has one,
+/// the result keeps; the patterns are fitted on top of that network), reporting each epoch.
+/// Returns the weights.
 pub fn train(
     size: BoardSize,
     records: &[Record],
@@ -324,7 +349,7 @@ pub fn train(
     on_epoch: &mut dyn FnMut(&EpochReport),
 ) -> LearnedWeights {
     let k = cfg.k.unwrap_or_else(|| fit_k(records));
-    let data = extract(size, records, start.tiling, k, cfg.lambda);
+    let data = extract(size, records, start, k, cfg.lambda);
     let per = params_per_phase(size, start.tiling);
     let dense_from = per - crate::engine::eval::DENSE;
     let scale = crate::engine::eval::WEIGHT_SCALE as f32;
@@ -396,7 +421,9 @@ pub fn train(
             valid_loss: model.loss(&data, &valid, k, threads),
         });
     }
-    LearnedWeights::from_cp(size, start.tiling, k, &model.w[..per], &model.w[per..])
+    let mut out = LearnedWeights::from_cp(size, start.tiling, k, &model.w[..per], &model.w[per..]);
+    out.net = start.net.clone();
+    out
 }
 
 /// The learned score of a record's position for its side to move (for checks and reports).
@@ -545,6 +572,50 @@ pub(crate) mod tests {
             &mut |_| {},
         );
         assert_eq!(again, got);
+    }
+
+    /// Labels from known patterns plus a network: patterns trained with that network in their
+    /// start fit the rest, so the whole comes close to the labels on positions it did not see,
+    /// and the network comes back as it was. Patterns trained without it learn part of the
+    /// network's output themselves and are far off once it is added back.
+    #[test]
+    fn patterns_are_fitted_on_top_of_a_fixed_network() {
+        let size = BoardSize::S8;
+        let per = params_per_phase(size, Tiling::Sparse);
+        let men = per - crate::engine::eval::DENSE + Dense::Men as usize;
+        let mut w = vec![0.0f32; per];
+        w[men] = 100.0;
+        let mut truth = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &w, &w);
+        let mut net = crate::learn::net::tests::random_net(11, size);
+        net.v.iter_mut().for_each(|x| *x *= 2.0);
+        truth.net = Some(net.quantize());
+        let (records, unseen) = (labelled_by(&truth, 6000, 3), labelled_by(&truth, 600, 4));
+        let mut start = LearnedWeights::initial(size, Tiling::Sparse);
+        start.net = truth.net.clone();
+        let cfg = synthetic(30, 2.0, 1e-3);
+        let under = train(size, &records, &start, &cfg, &mut |_| {});
+        assert_eq!(under.net, truth.net, "the network is kept as it was");
+        let mut blind = train(
+            size,
+            &records,
+            &LearnedWeights::initial(size, Tiling::Sparse),
+            &cfg,
+            &mut |_| {},
+        );
+        blind.net = truth.net.clone();
+        let off = |w: &LearnedWeights| {
+            unseen
+                .iter()
+                .map(|r| (f64::from(learned_score(w, &r.position()) - i32::from(r.score))).abs())
+                .sum::<f64>()
+                / unseen.len() as f64
+        };
+        let (under, blind) = (off(&under), off(&blind));
+        assert!(under < 10.0, "under the network: {under} off");
+        assert!(
+            blind > 3.0 * under,
+            "blind {blind}, under the network {under}"
+        );
     }
 
     #[test]
