@@ -269,7 +269,6 @@ impl Tt {
     }
 
     /// [`Tt::try_new`]; `large` aligns the table to cache lines and, from 2 MiB, asks for large
-    /// pages (the default: 20-40% more nodes a second on 8x8 than without, the same tree).
     /// pages (the default: 20-40% more nodes a second on 8x8 than without, the same tree);
     /// `ways` is the number of entries a bucket: 4 (the default: a 64-byte cache line, the
     /// shallowest or oldest replaced) or 2 (one kept by depth, one always replaced: the engine
@@ -488,8 +487,8 @@ mod tests {
             let tt = Tt::try_new_with(mib, 2, large, if large { 4 } else { 2 }).unwrap();
             let base = tt.slots.as_ptr() as usize;
             if large {
-                // Buckets are pairs of 16-byte slots from an even index: 32 bytes on a 32-byte
-                // boundary never cross a 64-byte line.
+                // Four-way buckets are four 16-byte slots from an index divisible by four: on a
+                // 64-byte base, each is exactly one 64-byte line.
                 assert_eq!(base % 64, 0, "{mib} MiB");
                 if tt.bytes() >= LARGE_PAGE {
                     assert_eq!(base % LARGE_PAGE, 0, "{mib} MiB");
