@@ -3,45 +3,9 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use cli::{Cli, Command};
 use std::process::ExitCode;
-
-/// checkersbot: the decision maker of a checkers-playing robot.
-#[derive(Parser, Debug)]
-#[command(name = "checkersbot", version, about, long_about = None)]
-struct Cli {
-    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
-    #[arg(long, global = true, default_value = "warn")]
-    log_level: String,
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Count the leaves of the move tree (move generator check and benchmark).
-    Perft(cli::perft::PerftArgs),
-    /// List the legal moves of a position.
-    Moves(cli::moves::MovesArgs),
-    /// Search a position and print the best move.
-    Search(cli::search::SearchArgs),
-    /// Run the daemon: boards in, arm moves out (stdin/stdout or --serial); see protocol/PROTOCOL.md.
-    Serve(cli::serve::ServeArgs),
-    /// Feed a recorded file of protocol input through the daemon and print the replies.
-    Replay(cli::replay::ReplayArgs),
-    /// Play a game against the bot in the terminal.
-    Play(cli::play::PlayArgs),
-    /// Let two configurations (or the engine and a random player) play a series of games.
-    Match(cli::matches::MatchArgs),
-    /// The engine plays itself and writes training data for the learned evaluation.
-    Selfplay(cli::selfplay::SelfPlayArgs),
-    /// Fit the learned evaluation's weights to self-play data.
-    Train(cli::train::TrainArgs),
-    /// Endgame databases: build, probe, info.
-    Egdb(cli::egdb::EgdbArgs),
-    /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
-    Bench(cli::bench::BenchArgs),
-}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();

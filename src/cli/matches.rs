@@ -79,7 +79,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval_b: String,
     /// A's search settings changed from the engine's own, as `knob=value,...` (e.g.
-    /// `probcut=0` for the search without ProbCut; the knobs are listed in the README).
+    /// `probcut=0` for the search without ProbCut; the knobs are listed in docs/cli.md under `match`).
     #[arg(long, default_value = "")]
     search_a: String,
     /// B's search settings changed from the engine's own, as --search-a.

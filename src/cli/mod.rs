@@ -1,4 +1,6 @@
-//! One module per subcommand. Each reads its own arguments and writes its own output.
+//! The command line: [`Cli`] with one [`Command`] per subcommand, and one module per subcommand,
+//! each reading its own arguments and writing its own output. `tests/docs.rs` includes this module to
+//! check every command line the documentation shows against these definitions.
 
 pub mod bench;
 pub mod bench_search;
@@ -13,3 +15,43 @@ pub mod search;
 pub mod selfplay;
 pub mod serve;
 pub mod train;
+
+use clap::{Parser, Subcommand};
+
+/// checkersbot: the decision maker of a checkers-playing robot.
+#[derive(Parser, Debug)]
+#[command(name = "checkersbot", version, about, long_about = None)]
+pub struct Cli {
+    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn")]
+    pub log_level: String,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands, one module of `cli/` each.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count the leaves of the move tree (move generator check and benchmark).
+    Perft(perft::PerftArgs),
+    /// List the legal moves of a position.
+    Moves(moves::MovesArgs),
+    /// Search a position and print the best move.
+    Search(search::SearchArgs),
+    /// Run the daemon: boards in, arm moves out (stdin/stdout or --serial); see protocol/PROTOCOL.md.
+    Serve(serve::ServeArgs),
+    /// Feed a recorded file of protocol input through the daemon and print the replies.
+    Replay(replay::ReplayArgs),
+    /// Play a game against the bot in the terminal.
+    Play(play::PlayArgs),
+    /// Let two configurations (or the engine and a random player) play a series of games.
+    Match(matches::MatchArgs),
+    /// The engine plays itself and writes training data for the learned evaluation.
+    Selfplay(selfplay::SelfPlayArgs),
+    /// Fit the learned evaluation's weights to self-play data.
+    Train(train::TrainArgs),
+    /// Endgame databases: build, probe, info.
+    Egdb(egdb::EgdbArgs),
+    /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
+    Bench(bench::BenchArgs),
+}

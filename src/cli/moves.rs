@@ -2,7 +2,6 @@
 
 use super::common::PositionArgs;
 use anyhow::Result;
-use checkersbot::rules::any_size::join;
 use clap::Args;
 
 /// Arguments of `moves`.
@@ -20,14 +19,7 @@ pub fn run(args: &MovesArgs) -> Result<()> {
         println!("none ({} has no legal moves and loses)", pos.side());
     }
     for m in &moves {
-        let mut line = m.notation();
-        if !m.captured.is_empty() {
-            line.push_str(&format!("  captures {}", join(&m.captured)));
-        }
-        if m.crowns {
-            line.push_str("  crowns");
-        }
-        println!("{line}");
+        println!("{}", m.described());
     }
     Ok(())
 }

@@ -3,7 +3,6 @@
 use super::common::{EngineArgs, PositionArgs};
 use anyhow::Result;
 use checkersbot::engine::{Info, Limits};
-use checkersbot::rules::any_size::join;
 use clap::Args;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -25,7 +24,7 @@ pub struct SearchArgs {
     #[arg(long)]
     nodes: Option<u64>,
     /// Search settings changed from the engine's own, as `knob=value,...` (the knobs of
-    /// `match --search-a`, listed in the README), e.g. to time the engine before a change on
+    /// `match --search-a`, listed in docs/cli.md under `match`), e.g. to time the engine before a change on
     /// the same tree.
     #[arg(long, default_value = "")]
     search: String,
@@ -79,16 +78,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         result.reason.word()
     );
     match result.best {
-        Some(m) => {
-            let mut line = format!("move {}", m.notation());
-            if !m.captured.is_empty() {
-                line.push_str(&format!(" ; captures {}", join(&m.captured)));
-            }
-            if m.crowns {
-                line.push_str(" ; crowns");
-            }
-            println!("{line}");
-        }
+        Some(m) => println!("move {}", m.described()),
         None => println!("nomove ({} has no legal moves and loses)", pos.side()),
     }
     Ok(())

@@ -9,6 +9,7 @@ use checkersbot::robot::daemon::{Daemon, Event, Settings};
 use checkersbot::robot::network::{self, TcpSink};
 use checkersbot::robot::outbox::FlowControl;
 use checkersbot::robot::protocol::{parse_size, SetOption};
+use checkersbot::robot::tracking::AutoNewGame;
 use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
 use checkersbot::rules::board::{initial_grid, Grid};
 use clap::Args;
@@ -60,6 +61,10 @@ pub struct DaemonArgs {
     /// The camera sits on the other side of the table: read boards rotated 180 degrees.
     #[arg(long)]
     pub rotated: bool,
+    /// When the start position seen on the board begins a new game without `newgame`: after a
+    /// game has ended (gameover), at any time (always) or never (off); as `set autonewgame`.
+    #[arg(long, default_value = "gameover", value_parser = ["gameover", "always", "off"])]
+    pub auto_newgame: String,
     /// Search info lines (as `set info`).
     #[arg(long, default_value = "iterations", value_parser = ["iterations", "final", "off"])]
     pub info: String,
@@ -142,6 +147,7 @@ impl DaemonArgs {
         s.strict = !self.lenient;
         s.colour_only = self.colour_only;
         s.rotated = self.rotated;
+        s.auto_newgame = AutoNewGame::from_word(&self.auto_newgame).unwrap_or_default();
         s.info = match SetOption::parse("info", &self.info) {
             Ok(SetOption::Info(m)) => m,
             _ => {
@@ -212,6 +218,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             daemon.run(rx)
         }
         (None, None) => {
+            let mut settings = settings;
+            settings.piped_stdin = !std::io::IsTerminal::is_terminal(&std::io::stdin());
             let daemon = Daemon::new(
                 settings,
                 Box::new(WriterSink(std::io::stdout())),

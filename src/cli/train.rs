@@ -42,7 +42,7 @@ pub struct TrainArgs {
     #[arg(long)]
     lr: Option<f32>,
     /// Train a network on top of the `--init` weights' patterns, which stay as they are (see
-    /// README, "A network on top of the patterns"), instead of the patterns; `--l2` is then a
+    /// docs/experiments/learned-evaluation.md, "A network on top of the patterns"), instead of the patterns; `--l2` is then a
     /// penalty on the network's output, `l2 / 2 * (output / 100)^2` per position, which keeps its
     /// corrections to the patterns small (0.3 screened best). A network already in `--init` is
     /// trained on.

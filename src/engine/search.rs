@@ -22,7 +22,7 @@
 //! - **ProbCut**: a non-PV node at least five plies from the horizon (no capture pending) is
 //!   first searched four plies shallower against beta plus one man; if even that bound holds,
 //!   the node is cut without the full search (together with reverse futility, measured at equal
-//!   time: 100 ms a move, see the README's match results).
+//!   time: 100 ms a move, see docs/experiments/search.md).
 //!
 //! Each child's table bucket is prefetched as soon as its move is made, and the next move's
 //! before this one is searched, so that a probe rarely waits for main memory (the same tree:

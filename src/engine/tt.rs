@@ -16,7 +16,7 @@
 //! The table's memory is aligned so that a bucket is one cache-line access, and a table of 2 MiB
 //! or more asks the kernel for 2 MiB pages (Linux `madvise`; transparent huge pages are commonly
 //! offered on request), so that a probe seldom misses the address-translation cache too: on this
-//! project's machine 20-40% more nodes a second for the same tree (README, Performance).
+//! project's machine 20-40% more nodes a second for the same tree (docs/performance.md).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

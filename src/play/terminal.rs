@@ -21,7 +21,7 @@
 use crate::engine::{Engine, EngineConfig, Info, Limits, StopReason};
 use crate::play::level::{choose_move, Level, Misstep};
 use crate::rng::Rng;
-use crate::rules::any_size::{join, AnyPosition, MoveInfo};
+use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::Grid;
 use crate::rules::game::{Game, Status};
 use crate::rules::notation::MoveError;
@@ -197,17 +197,6 @@ pub fn draw_board(
     out
 }
 
-fn describe(m: &MoveInfo) -> String {
-    let mut s = m.notation();
-    if !m.captured.is_empty() {
-        let _ = write!(s, " (captures {})", join(&m.captured));
-    }
-    if m.crowns {
-        s.push_str(" (crowns)");
-    }
-    s
-}
-
 /// The legal moves in reading order (by square, top to bottom).
 fn sorted_moves(pos: &AnyPosition) -> Vec<MoveInfo> {
     let mut moves = pos.legal_moves();
@@ -261,10 +250,19 @@ fn announce(status: Status, pos: &AnyPosition, bot_side: Side) -> String {
     }
 }
 
-const HELP: &str =
-    "Type a move as its path of squares, e.g. G3 F4 or E5 C3 A1 (row letter, column number).\n\
+/// How to type a move and the commands, with examples that exist on `pos`'s board: the first of
+/// the legal moves of whoever is to move (so a 6x6 board is never shown a square it lacks).
+fn help_text(pos: &AnyPosition) -> String {
+    let example = sorted_moves(pos)
+        .first()
+        .map_or_else(|| "C1 D2".to_string(), MoveInfo::notation);
+    format!(
+        "Type a move as its path of squares, e.g. {example} (row letter from the top, column number \
+from the left; a multi-jump lists every landing square).\n\
 Commands: moves (legal moves), hint (the engine's suggestion), undo (take back your last move\n\
-and the bot's reply), board (draw again), help, quit.";
+and the bot's reply), board (draw again), help, quit."
+    )
+}
 
 /// Plays a game from `start` (the pieces; who moves first comes from `opts`), reading the person's
 /// lines from `input` and writing everything to `output`. Returns when the person quits or the input
@@ -306,7 +304,7 @@ pub fn play<R: BufRead, W: Write>(
         opts.bot_side.letter(),
         where_(opts.bot_side),
     )?;
-    writeln!(out, "{HELP}")?;
+    writeln!(out, "{}", help_text(game.current()))?;
     let mut redraw = true;
     let mut announced = false;
     let mut explained_at: Option<u64> = None;
@@ -371,7 +369,7 @@ pub fn play<R: BufRead, W: Write>(
                 writeln!(out, "Bye.")?;
                 return Ok(PlaySummary::of(&game, pos, status));
             }
-            "help" | "?" => writeln!(out, "{HELP}")?,
+            "help" | "?" => writeln!(out, "{}", help_text(game.current()))?,
             "board" => {
                 write!(
                     out,
@@ -389,7 +387,7 @@ pub fn play<R: BufRead, W: Write>(
             "moves" | "m" => {
                 writeln!(out, "Legal moves:")?;
                 for m in sorted_moves(&pos) {
-                    writeln!(out, "  {}", describe(&m))?;
+                    writeln!(out, "  {}", m.described())?;
                 }
                 if pos.has_capture() {
                     writeln!(
@@ -404,7 +402,7 @@ pub fn play<R: BufRead, W: Write>(
                     Some(m) => writeln!(
                         out,
                         "Hint: {} ({})",
-                        describe(&m),
+                        m.described(),
                         thought(&r.info, r.reason, "you")
                     )?,
                     None => writeln!(out, "No legal move.")?,
@@ -412,7 +410,7 @@ pub fn play<R: BufRead, W: Write>(
             }
             _ => match pos.parse_move(text) {
                 Ok(m) => {
-                    writeln!(out, "You: {}", describe(&m))?;
+                    writeln!(out, "You: {}", m.described())?;
                     game.play(&m);
                     redraw = true;
                 }
@@ -451,7 +449,7 @@ fn bot_move<W: Write>(
     let legal = pos.legal_moves();
     if legal.len() > 1 && rng.chance(opts.random_percent, 100) {
         let m = legal[rng.below(legal.len())].clone();
-        writeln!(out, "Bot: {} (a casual move)", describe(&m))?;
+        writeln!(out, "Bot: {} (a casual move)", m.described())?;
         return Ok(m);
     }
     writeln!(out, "Bot is thinking...")?;
@@ -471,7 +469,7 @@ fn bot_move<W: Write>(
     writeln!(
         out,
         "Bot: {}   [{}]",
-        describe(&m),
+        m.described(),
         thought(&r.info, r.reason, "the bot")
     )?;
     Ok(m)
@@ -530,6 +528,19 @@ mod tests {
     }
 
     #[test]
+    fn help_shows_an_example_move_that_exists_on_the_board() {
+        use crate::rules::geometry::BoardSize;
+        for size in [BoardSize::S4, BoardSize::S6, BoardSize::S8, BoardSize::S12] {
+            let start = crate::rules::board::initial_grid(size);
+            let (_, out) = run(&start, &opts(), "help\nquit\n");
+            let pos = AnyPosition::from_grid(&start, Side::Player);
+            let first = sorted_moves(&pos)[0].notation();
+            let wanted = format!("e.g. {first} (row letter");
+            assert_eq!(out.matches(&wanted).count(), 2, "{size}: {out}");
+        }
+    }
+
+    #[test]
     fn illegal_and_mistyped_moves_are_refused_with_reason_and_legal_moves() {
         let (s, out) = run(&start8(), &opts(), "G1 F2\nZ9 A1\nE1 D2\nG1\nB2 C3\nquit\n");
         assert!(out.contains("Refused: G1 F2 is not a legal move; legal moves: F2 E1, F4 E3, F6 E5, F0 E1, F2 E3, F4 E5, F6 E7."), "{out}");
@@ -567,7 +578,7 @@ mod tests {
             ),
             "{out}"
         );
-        assert!(out.contains("You: F2 D4 B2 (captures E3 C3)"), "{out}");
+        assert!(out.contains("You: F2 D4 B2 captures E3 C3"), "{out}");
         // The bot answers with its only man, and says what it thought.
         assert!(out.contains("Bot: A7 B6"), "{out}");
         assert_eq!(s.moves.len(), 2);
@@ -600,11 +611,11 @@ mod tests {
     fn hint_and_moves_list() {
         let (_, out) = run(&grid(DOUBLE), &opts(), "hint\nmoves\nquit\n");
         assert!(
-            out.contains("Hint: F2 D4 B2 (captures E3 C3) (only move"),
+            out.contains("Hint: F2 D4 B2 captures E3 C3 (only move"),
             "{out}"
         );
         assert!(
-            out.contains("Legal moves:\n  F2 D4 B2 (captures E3 C3)\n(captures are mandatory"),
+            out.contains("Legal moves:\n  F2 D4 B2 captures E3 C3\n(captures are mandatory"),
             "{out}"
         );
         let (_, out) = run(&start8(), &opts(), "hint\nquit\n");
@@ -637,7 +648,7 @@ mod tests {
         let mut o = opts();
         o.first = First::Bot;
         let (s, out) = run(&grid(last), &o, "");
-        assert!(out.contains("Bot: F2 H4 (captures G3)"), "{out}");
+        assert!(out.contains("Bot: F2 H4 captures G3"), "{out}");
         assert!(
             out.contains("Game over: the bot wins. You have no pieces left."),
             "{out}"

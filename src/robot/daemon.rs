@@ -30,7 +30,8 @@ use crate::robot::protocol::{
     Setup,
 };
 use crate::robot::tracking::{
-    camera_grid, squares_list, Diagnosis, Next, Observation, Reading, Rejection, Tracker,
+    camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
+    Tracker,
 };
 use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
@@ -89,6 +90,8 @@ pub struct Settings {
     pub colour_only: bool,
     /// Read `board` rows rotated 180 degrees.
     pub rotated: bool,
+    /// When a start position on the board begins a new game without `newgame`.
+    pub auto_newgame: AutoNewGame,
     /// Which search lines to write.
     pub info: InfoMode,
     /// Learned evaluation weights by board size (empty: the hand evaluation).
@@ -117,6 +120,9 @@ pub struct Settings {
     pub egdb_cache_mb: usize,
     /// Where finished and abandoned games are written (`None`: nowhere).
     pub record: Option<PathBuf>,
+    /// Requests come from a file or a pipe on stdin rather than from a vision system: `busy`
+    /// errors then point to `checkersbot replay`, which answers a file line by line.
+    pub piped_stdin: bool,
 }
 
 impl Default for Settings {
@@ -131,6 +137,8 @@ impl Default for Settings {
             strict: true,
             colour_only: false,
             rotated: false,
+            piped_stdin: false,
+            auto_newgame: AutoNewGame::GameOver,
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
@@ -577,19 +585,15 @@ impl Daemon {
                 self.send(&Reply::Ok);
             }
             Command::Analyse { .. } | Command::Hint | Command::TakeBack if busy => {
-                self.error(
-                    ErrorCode::Busy,
-                    "a search is running; wait for its move or send stop",
-                );
+                let message = self.busy_message();
+                self.error(ErrorCode::Busy, message);
             }
             Command::Analyse { lines, setup } => self.analyse(lines, setup),
             Command::Hint => self.hint(),
             Command::TakeBack => self.take_back(),
             Command::NewGame(_) | Command::Position(_) | Command::Board { .. } if busy => {
-                self.error(
-                    ErrorCode::Busy,
-                    "a search is running; wait for its move or send stop",
-                );
+                let message = self.busy_message();
+                self.error(ErrorCode::Busy, message);
             }
             Command::NewGame(layout) => self.newgame(layout),
             Command::Position(setup) => self.position(setup),
@@ -632,6 +636,7 @@ impl Daemon {
             SetOption::Strict(b) => s.strict = b,
             SetOption::ColourOnly(b) => s.colour_only = b,
             SetOption::Rotated(b) => s.rotated = b,
+            SetOption::AutoNewGame(p) => s.auto_newgame = p,
             SetOption::Info(m) => s.info = m,
             SetOption::Level(level) => s.set_level(level),
             SetOption::Style(style) => s.style = style,
@@ -1000,13 +1005,32 @@ impl Daemon {
         }
     }
 
+    /// The `error busy` message for a request that needs the engine while a search runs. Requests
+    /// are not queued behind a search: a vision system re-sends what it sees, and a queued board
+    /// would be answered long after it was true.
+    fn busy_message(&self) -> String {
+        let mut message = "a search is running; wait for its move or send stop".to_string();
+        if self.settings.piped_stdin {
+            message.push_str(
+                " (stdin is a file or pipe: to answer a recorded file line by line, \
+                 run `checkersbot replay FILE`)",
+            );
+        }
+        message
+    }
+
+    /// The start position of `newgame` without arguments: the configured layout or the standard
+    /// start of the board size.
+    fn start_grid(&self) -> Grid {
+        self.settings
+            .layout
+            .clone()
+            .unwrap_or_else(|| initial_grid(self.settings.size))
+    }
+
     fn newgame(&mut self, layout: Option<Layout>) {
         let start = match layout {
-            None => self
-                .settings
-                .layout
-                .clone()
-                .unwrap_or_else(|| initial_grid(self.settings.size)),
+            None => self.start_grid(),
             Some(Layout::Size(size)) => initial_grid(size),
             Some(Layout::Rows(rows)) => match Grid::parse_line(&rows) {
                 Ok(g) => g,
@@ -1045,6 +1069,24 @@ impl Daemon {
             Ok(g) => g,
             Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
         };
+        let start = self.start_grid();
+        if self.tracker.starts_new_game(
+            &board,
+            &start,
+            self.settings.auto_newgame,
+            reading.colour_only,
+        ) {
+            tracing::info!(
+                "the start position is on the board: a new game ({})",
+                self.settings.auto_newgame
+            );
+            self.record_abandoned("abandoned: the start position was set up on the board");
+            self.recorded = false;
+            self.tracker.new_game(start);
+            self.reset_clock();
+            self.clear_table();
+            self.send(&Reply::Info(InfoLine::NewGame));
+        }
         match self.tracker.observe(&board, side, reading) {
             Ok(Observation::Same(next)) => self.next(next),
             Ok(Observation::OpponentMoved(mv, next)) => {
@@ -1117,13 +1159,19 @@ impl Daemon {
                     format!("{}: {said}", squares_list(&diffs)),
                 )
             }
-            Rejection::AfterGameOver { diffs, status } => self.error(
-                ErrorCode::GameOver,
-                format!(
-                    "{}: the game is over ({status}); send newgame or position",
-                    squares_list(&diffs)
-                ),
-            ),
+            Rejection::AfterGameOver { diffs, status } => {
+                let next = match self.settings.auto_newgame {
+                    AutoNewGame::Off => "send newgame or position",
+                    _ => "set up the start position on the board, or send newgame or position",
+                };
+                self.error(
+                    ErrorCode::GameOver,
+                    format!(
+                        "{}: the game is over ({status}); {next}",
+                        squares_list(&diffs)
+                    ),
+                )
+            }
         }
     }
 

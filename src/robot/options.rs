@@ -7,6 +7,7 @@ use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS, TIMELEFT_MS};
 use crate::play::level::{Level, Style};
 use crate::robot::daemon::Settings;
 use crate::robot::protocol::{InfoMode, OptionLine, OptionType};
+use crate::robot::tracking::AutoNewGame;
 use crate::rules::geometry::BoardSize;
 use std::time::Duration;
 
@@ -121,6 +122,13 @@ pub fn specs(now: &Settings, clock_left: Duration) -> Vec<OptionSpec> {
             on_off(d.rotated),
             on_off(now.rotated),
             Some("--rotated"),
+        ),
+        spec(
+            "autonewgame",
+            choice(AutoNewGame::ALL.map(AutoNewGame::word)),
+            d.auto_newgame.word().into(),
+            now.auto_newgame.word().into(),
+            Some("--auto-newgame"),
         ),
         spec(
             "info",

@@ -21,7 +21,8 @@ use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMEL
 use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::play::level::{Level, Style};
 use crate::robot::diagnosis::Stage;
-use crate::rules::any_size::{join, MoveInfo};
+use crate::robot::tracking::AutoNewGame;
+use crate::rules::any_size::MoveInfo;
 use crate::rules::game::Status;
 use crate::rules::geometry::{parse_coord, BoardSize, Coord};
 use crate::rules::position::Side;
@@ -201,6 +202,8 @@ pub enum SetOption {
     ColourOnly(bool),
     /// The camera sees the board rotated 180 degrees.
     Rotated(bool),
+    /// When a start position on the board begins a new game without `newgame`.
+    AutoNewGame(AutoNewGame),
     /// Which search lines to write.
     Info(InfoMode),
     /// The evaluation: `hand` or a weights file from `checkersbot train`.
@@ -457,6 +460,14 @@ impl SetOption {
                 SetOption::ColourOnly(on_off(value)?)
             }
             "rotated" => SetOption::Rotated(on_off(value)?),
+            "autonewgame" => {
+                SetOption::AutoNewGame(AutoNewGame::from_word(value).ok_or_else(|| {
+                    bad_option(format!(
+                        "autonewgame must be gameover, always or off, not '{}'",
+                        clip(value)
+                    ))
+                })?)
+            }
             "eval" => SetOption::Eval(value.to_string()),
             "egdb" => SetOption::Egdb(value.to_string()),
             "record" => SetOption::Record(value.to_string()),
@@ -514,6 +525,7 @@ impl fmt::Display for SetOption {
             SetOption::Strict(b) => write!(f, "strict {}", on(*b)),
             SetOption::ColourOnly(b) => write!(f, "colouronly {}", on(*b)),
             SetOption::Rotated(b) => write!(f, "rotated {}", on(*b)),
+            SetOption::AutoNewGame(p) => write!(f, "autonewgame {p}"),
             SetOption::Info(m) => write!(f, "info {}", m.word()),
             SetOption::Eval(e) => write!(f, "eval {e}"),
             SetOption::Egdb(e) => write!(f, "egdb {e}"),
@@ -841,6 +853,8 @@ pub enum InfoLine {
     },
     /// `info depth ...`: search progress.
     Search(SearchInfo),
+    /// `info newgame`: the start position seen on the board began a new game (`autonewgame`).
+    NewGame,
 }
 
 /// A reply line.
@@ -989,6 +1003,7 @@ impl Reply {
                 rows: rows.to_string(),
                 side: Side::from_letter(side).ok_or_else(bad)?,
             }),
+            ("info", ["newgame"]) => Reply::Info(InfoLine::NewGame),
             ("info", ["depth", ..]) => {
                 Reply::Info(InfoLine::Search(parse_search_info(args).ok_or_else(bad)?))
             }
@@ -1085,14 +1100,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
 }
 
 fn move_words(f: &mut fmt::Formatter<'_>, m: &MoveInfo) -> fmt::Result {
-    f.write_str(&join(&m.path))?;
-    if !m.captured.is_empty() {
-        write!(f, " captures {}", join(&m.captured))?;
-    }
-    if m.crowns {
-        f.write_str(" crown")?;
-    }
-    Ok(())
+    f.write_str(&m.described())
 }
 
 impl fmt::Display for Reply {
@@ -1129,6 +1137,7 @@ impl fmt::Display for Reply {
             Reply::Info(InfoLine::Accepted { rows, side }) => {
                 write!(f, "info accepted {} {side}", printable(rows))
             }
+            Reply::Info(InfoLine::NewGame) => f.write_str("info newgame"),
             Reply::Info(InfoLine::Search(i)) => {
                 f.write_str("info ")?;
                 search_words(f, i)

@@ -174,6 +174,48 @@ enum State {
     },
 }
 
+/// When a start position seen on the board begins a new game by itself (without `newgame`), so an
+/// unattended robot plays game after game: `set autonewgame gameover|always|off`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AutoNewGame {
+    /// After the game has ended (the default): the start position put back on the board is a new
+    /// game.
+    #[default]
+    GameOver,
+    /// At any time: a start position on the board abandons the game in progress.
+    Always,
+    /// Never: only `newgame` or `position` begin a game.
+    Off,
+}
+
+impl AutoNewGame {
+    /// Every policy, in the order `options` lists them.
+    pub const ALL: [AutoNewGame; 3] =
+        [AutoNewGame::GameOver, AutoNewGame::Always, AutoNewGame::Off];
+
+    /// The protocol's word for the policy.
+    pub fn word(self) -> &'static str {
+        match self {
+            AutoNewGame::GameOver => "gameover",
+            AutoNewGame::Always => "always",
+            AutoNewGame::Off => "off",
+        }
+    }
+
+    /// The policy named `word` (case-insensitive), if any.
+    pub fn from_word(word: &str) -> Option<AutoNewGame> {
+        AutoNewGame::ALL
+            .into_iter()
+            .find(|p| p.word().eq_ignore_ascii_case(word))
+    }
+}
+
+impl fmt::Display for AutoNewGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
 /// The game as the camera shows it.
 #[derive(Clone, Debug, Default)]
 pub struct Tracker {
@@ -229,6 +271,30 @@ impl Tracker {
             State::Playing { game, .. } => Some(game),
             _ => None,
         }
+    }
+
+    /// Whether `board`, equal to the start position `start`, begins a new game under `policy`:
+    /// there is a game (over, for [`AutoNewGame::GameOver`]) and the board is not simply its
+    /// current position (a game still at its start goes on as it is).
+    pub fn starts_new_game(
+        &self,
+        board: &Grid,
+        start: &Grid,
+        policy: AutoNewGame,
+        colour_only: bool,
+    ) -> bool {
+        let State::Playing { game, .. } = &self.state else {
+            return false;
+        };
+        let allowed = match policy {
+            AutoNewGame::Off => false,
+            AutoNewGame::GameOver => game.status().is_over(),
+            AutoNewGame::Always => true,
+        };
+        allowed
+            && board.size() == start.size()
+            && same_board(board, start, colour_only)
+            && !same_board(board, &game.current().grid(), colour_only)
     }
 
     /// The board size of the game, if there is one.

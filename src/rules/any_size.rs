@@ -66,6 +66,33 @@ impl MoveInfo {
     pub fn notation(&self) -> String {
         join(&self.path)
     }
+
+    /// The move as every part of checkersbot shows it to a person or a tool: the path, then
+    /// `captures` and the captured squares, then `crown` when the man is crowned, e.g.
+    /// `E5 C3 A1 captures D4 B2 crown`. The daemon's `move` reply, `search`, `moves` and the
+    /// terminal game all print this one form.
+    ///
+    /// ```
+    /// use checkersbot::rules::any_size::MoveInfo;
+    /// use checkersbot::rules::geometry::Coord;
+    /// let m = MoveInfo {
+    ///     path: vec![Coord::new(2, 1), Coord::new(0, 3)],
+    ///     captured: vec![Coord::new(1, 2)],
+    ///     crowns: true,
+    /// };
+    /// assert_eq!(m.described(), "C1 A3 captures B2 crown");
+    /// ```
+    pub fn described(&self) -> String {
+        let mut s = self.notation();
+        if !self.captured.is_empty() {
+            s.push_str(" captures ");
+            s.push_str(&join(&self.captured));
+        }
+        if self.crowns {
+            s.push_str(" crown");
+        }
+        s
+    }
 }
 
 impl fmt::Display for MoveInfo {

@@ -9,7 +9,7 @@
 //!   -49 +/- 38 Elo), and neither of two reworked forms (rows past the middle only; only with at
 //!   most N pieces on the board) was shown to help, so it is off; the code stays for experiments
 //!   (`Weights::advance`). Crowning itself is still rewarded by the king's value and the runaway
-//!   term. See README, "Match results";
+//!   term. See docs/experiments/evaluation-terms.md;
 //! - **back rank**: men left on the home row guard against enemy crowning while the enemy has men;
 //! - **centre** (weight 0 by default): pieces on the central squares. Not shown to help in any form
 //!   tried (all pieces, men only, kings only), so it is off and kept for experiments;
@@ -36,7 +36,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// The weights built into the program, one file per board size that has them (`weights/NxN.cbev`;
-/// README, "Learned evaluation", gives the commands that made each). [`load_eval`] names them
+/// docs/experiments/learned-evaluation.md gives the commands that made each). [`load_eval`] names them
 /// `learned`; sizes not listed play the hand evaluation.
 pub const BUILT_IN: &[(BoardSize, &[u8])] = &[
     (
@@ -53,8 +53,8 @@ pub const BUILT_IN: &[(BoardSize, &[u8])] = &[
 /// learned one, with the built-in weights of the board's size ([`BUILT_IN`]; a size without them
 /// falls back to the hand evaluation). At 100 ms a move, the 8x8 weights (generation 10's j1,
 /// patterns and a network) beat the engine before the learned evaluation by +265 +/- 22 Elo over
-/// 1,000 games, and the 10x10 weights the hand evaluation by +147 +/- 46 over 200 (README,
-/// "Learned evaluation").
+/// 1,000 games, and the 10x10 weights the hand evaluation by +147 +/- 46 over 200
+/// (docs/experiments/learned-evaluation.md).
 pub const DEFAULT_EVAL: &str = "learned";
 
 /// Learned weights by board size: what an evaluation choice names. The built-in set has the
