@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Egdb(args) => cli::egdb::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
+        Command::Hub(args) => cli::hub::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -496,3 +496,84 @@ fn every_transcript_in_the_docs_replays() {
     assert!(replayed >= 3, "only {replayed} transcripts found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `contrib/`: the systemd unit and the udev rule that docs/integration.md shows are the files
+/// themselves; the unit's `ExecStart` is a command line that parses, and `systemd-analyze verify`
+/// accepts the unit (with the binary just built in place of `/usr/local/bin/checkersbot`) where
+/// systemd is installed (CI's machines have it; elsewhere that part is skipped with a note); each
+/// udev rule is `KEY=="value"`, `KEY+="value"` or `KEY="value"` items separated by commas.
+#[test]
+fn contrib_files_are_valid_and_the_ones_documented() {
+    let guide = std::fs::read_to_string(root().join("docs/integration.md")).expect("guide");
+    let unit = std::fs::read_to_string(root().join("contrib/checkersbot.service")).expect("unit");
+    let rules =
+        std::fs::read_to_string(root().join("contrib/99-checkersbot.rules")).expect("rules");
+    assert!(
+        guide.contains(&format!("```ini\n{unit}```")),
+        "docs/integration.md shows another unit"
+    );
+    for section in ["[Unit]", "[Service]", "[Install]"] {
+        assert!(unit.lines().any(|l| l == section), "{section} missing");
+    }
+    let exec = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("ExecStart="))
+        .expect("ExecStart");
+    let words = shell_words(exec);
+    let args = checkersbot_args(&words).expect("ExecStart runs checkersbot");
+    assert_eq!(check_command(&args, false), Ok(()));
+    let mut rule_lines = 0;
+    for line in rules
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        rule_lines += 1;
+        assert!(
+            guide.contains(line),
+            "docs/integration.md shows another rule than {line}"
+        );
+        for item in line.split(", ") {
+            let (key, value) = item
+                .split_once("==")
+                .or_else(|| item.split_once("+="))
+                .or_else(|| item.split_once('='))
+                .unwrap_or_else(|| panic!("not KEY=VALUE: {item}"));
+            let key_ok = key
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_lowercase() || "{}_".contains(c));
+            assert!(key_ok && !key.is_empty(), "bad key in {item}");
+            assert!(
+                value.len() >= 2 && value.starts_with('"') && value.ends_with('"'),
+                "value not quoted in {item}"
+            );
+        }
+    }
+    assert_eq!(rule_lines, 1);
+    let dir = std::env::temp_dir().join(format!("checkersbot-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let copy = dir.join("checkersbot.service");
+    std::fs::write(
+        &copy,
+        unit.replace(
+            "/usr/local/bin/checkersbot",
+            env!("CARGO_BIN_EXE_checkersbot"),
+        ),
+    )
+    .expect("write the unit");
+    match Command::new("systemd-analyze")
+        .arg("verify")
+        .arg(&copy)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "systemd-analyze verify: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("systemd-analyze verify skipped: {e}")
+        }
+        Err(e) => panic!("systemd-analyze is needed in CI: {e}"),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bench_search;
 pub mod common;
 pub mod egdb;
+pub mod hub;
 pub mod matches;
 pub mod moves;
 pub mod perft;
@@ -54,4 +55,6 @@ pub enum Command {
     Egdb(egdb::EgdbArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(bench::BenchArgs),
+    /// Speak the Hub protocol (Scan's) on stdin/stdout, for draughts tools that drive Hub engines.
+    Hub(hub::HubArgs),
 }

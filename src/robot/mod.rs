@@ -7,10 +7,12 @@
 //! - [`network`]: the daemon over TCP, one client at a time;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
-//! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
+//! - [`daemon`]: the event loop that wires tracking, the engine and a transport together;
+//! - [`hub`]: the Hub protocol's positions, moves and lines, for `checkersbot hub`.
 
 pub mod daemon;
 pub mod diagnosis;
+pub mod hub;
 pub mod network;
 pub mod options;
 pub mod outbox;
