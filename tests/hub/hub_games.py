@@ -146,6 +146,16 @@ def hub_against_serve(label, movetime, openings, seed):
                 move = legal_move(board, path)
                 if move is None:
                     raise RuntimeError(f"daemon's move {reply} is not legal for pydraughts")
+                board.push(move)
+                plies += 1
+                # The board after the daemon's move: `unchanged`, or `gameover` if it ended the game.
+                seen = daemon.ask(f"board {rows_of(board)} b")
+                if seen.startswith("gameover"):
+                    result = f"daemon: {seen}"
+                    break
+                if seen != "unchanged":
+                    raise RuntimeError(f"daemon answered {seen!r} to the board after its move")
+                continue
             else:
                 move = hub_move(engine, board, movetime)
             board.push(move)
