@@ -10,8 +10,9 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(name = "checkersbot", version, about, long_about = None)]
 struct Cli {
-    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
-    #[arg(long, global = true, default_value = "warn")]
+    /// Log level for stderr (off, error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn",
+          value_parser = ["off", "error", "warn", "info", "debug", "trace"])]
     log_level: String,
     #[command(subcommand)]
     command: Command,
