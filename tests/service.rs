@@ -225,3 +225,50 @@ fn paths_from_the_wire_are_checked_before_they_are_read() {
     assert_eq!(d.ask("quit"), "bye");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn every_subcommand_has_the_same_limits() {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(common::BIN)
+            .env("XDG_CACHE_HOME", common::NO_CACHE)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run checkersbot");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    for args in [
+        &["perft", "--depth", "21"][..],
+        &["perft", "--depth", "0"],
+        &["search", "--depth", "101"],
+        &["search", "--movetime", "3600001"],
+        &["search", "--movetime", "0"],
+        &["search", "--movetime", "0", "--depth", "0"],
+        &["play", "--movetime", "3600001"],
+        &["play", "--depth", "101"],
+        &["match", "--games", "0"],
+        &["match", "--depth-a", "101"],
+        &["serve", "--baud", "0"],
+        &["serve", "--movetime", "3600001"],
+        &["serve", "--log-level", "bogus"],
+        &["serve", "--tcp-timeout", "0"],
+    ] {
+        let (code, out, err) = run(args);
+        assert_eq!(code, Some(2), "{args:?} was accepted: {out} {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+    // `--movetime 0` means no time limit, as in `serve`: with a depth the search ends there.
+    let (code, out, err) = run(&["search", "--movetime", "0", "--depth", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("info depth 3 ") && out.contains("\nmove "),
+        "{out}"
+    );
+    let (code, out, err) = run(&["perft", "--depth", "3"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("depth  3"), "{out}");
+}
