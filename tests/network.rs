@@ -206,6 +206,18 @@ fn a_half_closed_client_gets_every_reply_and_no_client_is_refused() {
         assert_eq!(*lines.last().unwrap_or(&""), format!("pong {i}"), "run {i}");
     }
     eprintln!("{runs} half-closed clients answered in {:?}", t.elapsed());
+    // A move that takes longer than the daemon waits for a link that fails: still written.
+    let mut s = TcpStream::connect(daemon.addr).expect("connect");
+    let request = format!("set depth 0\nset movetime 2500\nnewgame\nboard {start} b\nping last\n");
+    s.write_all(request.as_bytes()).expect("send");
+    s.shutdown(std::net::Shutdown::Write).expect("half-close");
+    s.set_read_timeout(Some(WAIT)).ok();
+    let mut got = String::new();
+    s.read_to_string(&mut got).expect("read to the end");
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 5, "{got:?}");
+    assert!(lines[3].starts_with("move "), "{got:?}");
+    assert_eq!(lines[4], "pong last");
     // Clients that close at once, one after another: never `busy`.
     for i in 0..100 {
         let mut c = daemon.connect();

@@ -252,7 +252,8 @@ pub fn pump_tcp(
                     }
                 );
             }
-            Ok(()) => tracing::info!("client {peer} was taken over; game kept"),
+            // Closed by the daemon: taken over, or lost on a write (logged there).
+            Ok(()) => tracing::info!("client {peer} closed; game kept"),
             Err(e) => tracing::warn!("client {peer} lost ({e}); game kept, waiting for the next"),
         }
         sink.disconnect(generation);

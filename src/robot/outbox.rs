@@ -149,8 +149,9 @@ impl FlowControl {
     }
 
     /// Waits until every request handed on is answered and every reply written (or dropped),
-    /// giving up when `gone` says so (checked every 100 ms), when the output closes or when
-    /// nothing moved for `patience`. Returns whether everything was written.
+    /// however long a search takes; gives up when `gone` says so (checked every 100 ms), when the
+    /// output closes, or when writes have been failing with nothing moving for `patience`.
+    /// Returns whether everything was written.
     pub fn wait_drained(&self, patience: Duration, gone: &dyn Fn() -> bool) -> bool {
         let mut q = self.shared.lock();
         let mut seen = (q.written, q.stale, q.unanswered);
@@ -166,7 +167,7 @@ impl FlowControl {
             if now != seen {
                 seen = now;
                 since = Instant::now();
-            } else if since.elapsed() >= patience {
+            } else if q.failing && since.elapsed() >= patience {
                 return false;
             }
             q = self.shared.wait_timeout(q, Duration::from_millis(100));
