@@ -62,8 +62,29 @@ pub enum Event {
     SearchDone(SearchResult),
     /// The running analysis's lines (of `analyse` or `hint`), best first.
     AnalysisDone(Vec<SearchResult>),
+    /// A file loaded on a thread of its own (`set eval PATH`, `set egdb DIR`).
+    Loaded(Loaded),
     /// The output closed for good (a pipe whose reader has gone).
     OutputClosed,
+}
+
+/// What a loader thread read, for `set eval PATH` and `set egdb DIR`.
+#[derive(Debug)]
+pub enum Loaded {
+    /// Weights for `set eval`.
+    Eval {
+        /// The path as given.
+        spec: String,
+        /// The weights, or why not.
+        result: Result<LearnedSet, String>,
+    },
+    /// A database for `set egdb`.
+    Egdb {
+        /// The directory as given.
+        spec: String,
+        /// The database, or why not.
+        result: Result<Arc<Egdb>, String>,
+    },
 }
 
 /// How long the daemon waits at its end for replies the link cannot take yet: it gives up when
@@ -72,6 +93,9 @@ pub const FLUSH_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Time kept back from each move time for the daemon's own work and the write.
 pub const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+
+/// The largest weights file `set eval` reads.
+pub const MAX_EVAL_FILE: u64 = 16 << 20;
 
 /// Why an option naming a path is refused over a link that may not name paths.
 const PATHS_REFUSED: &str =
@@ -269,6 +293,8 @@ enum Work {
     Analyse,
     /// `hint`.
     Hint,
+    /// `set eval PATH` or `set egdb DIR`: `ok` or `error bad-option`.
+    Load,
 }
 
 /// A search, analysis or hint in progress.
@@ -326,6 +352,8 @@ pub struct Daemon {
     session: Option<u64>,
     /// The connection the replies being queued answer.
     to: Option<u64>,
+    /// The daemon's own event channel (loader threads answer on it).
+    events: Sender<Event>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -366,6 +394,7 @@ impl Daemon {
             start.elapsed().as_millis()
         );
         let closed = events.clone();
+        let own_events = events.clone();
         let engine_events = events;
         std::thread::Builder::new()
             .name("engine".into())
@@ -407,6 +436,7 @@ impl Daemon {
             recorded: false,
             session: None,
             to: None,
+            events: own_events,
         })
     }
 
@@ -528,6 +558,7 @@ impl Daemon {
             }
             Event::SearchDone(result) => self.search_done(result),
             Event::AnalysisDone(lines) => self.analysis_done(lines),
+            Event::Loaded(loaded) => self.loaded(loaded),
         }
     }
 
@@ -632,33 +663,24 @@ impl Daemon {
                     self.exiting = true;
                 }
             },
-            Command::Set(SetOption::Eval(spec)) => match self.load_eval(&spec) {
-                Ok(learned) => {
-                    self.settings.learned = learned;
-                    self.settings.eval_name = spec;
-                    self.send(&Reply::Ok);
-                }
-                Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
-            },
-            Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
-            Command::Set(SetOption::Egdb(spec)) => {
-                if !matches!(spec.as_str(), "off" | "none") && !self.settings.paths_allowed {
-                    return self.paths_refused("egdb");
-                }
-                let db = match spec.as_str() {
-                    "off" | "none" => Ok(None),
-                    dir => Egdb::open(std::path::Path::new(dir), self.settings.egdb_cache_mb)
-                        .map(|db| Some(Arc::new(db))),
-                };
-                match db {
-                    Ok(db) => {
-                        self.settings.egdb_dir = db.is_some().then(|| PathBuf::from(&spec));
-                        self.settings.egdb = db;
-                        self.send(&Reply::Ok);
-                    }
-                    Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
+            Command::Set(SetOption::Eval(spec)) if matches!(spec.as_str(), "hand" | "learned") => {
+                match load_eval(&spec) {
+                    Ok(learned) => self.loaded(Loaded::Eval {
+                        spec,
+                        result: Ok(learned),
+                    }),
+                    Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
                 }
             }
+            Command::Set(SetOption::Egdb(spec)) if matches!(spec.as_str(), "off" | "none") => {
+                self.settings.egdb_dir = None;
+                self.settings.egdb = None;
+                self.send(&Reply::Ok);
+            }
+            Command::Set(SetOption::Eval(_) | SetOption::Egdb(_)) if busy => self.busy(),
+            Command::Set(SetOption::Eval(spec)) => self.start_load(spec, true),
+            Command::Set(SetOption::Egdb(spec)) => self.start_load(spec, false),
+            Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
             Command::Set(SetOption::Record(dir)) => self.set_record(&dir),
             Command::Set(opt) => {
                 self.set(opt);
@@ -703,6 +725,7 @@ impl Daemon {
         let what = match self.pending.as_ref().map(|p| p.work) {
             Some(Work::Analyse) => "an analysis is running; wait for its ok or send stop",
             Some(Work::Hint) => "a hint is being searched; wait for it or send stop",
+            Some(Work::Load) => "a file is being loaded; wait for its reply",
             _ => "a search is running; wait for its move or send stop",
         };
         self.error(ErrorCode::Busy, what);
@@ -806,23 +829,84 @@ impl Daemon {
         }
     }
 
-    /// The largest weights file `set eval` reads.
-    const MAX_EVAL_FILE: u64 = 16 << 20;
-
-    /// `set eval hand|learned|PATH`: a path is read only if it is a regular file of at most
-    /// [`Self::MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::robot::files`]).
-    fn load_eval(&self, spec: &str) -> Result<LearnedSet, String> {
-        if matches!(spec, "hand" | "learned") {
-            return load_eval(spec);
-        }
+    /// `set eval PATH` (`eval`) or `set egdb DIR`: loaded on a thread of its own, so that the
+    /// daemon answers `ping`, `stop` and signals meanwhile; the reply comes with
+    /// [`Event::Loaded`]. A weights file is read only if it is a regular file of at most
+    /// [`MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::robot::files`]).
+    fn start_load(&mut self, spec: String, eval: bool) {
         if !self.settings.paths_allowed {
-            return Err(PATHS_REFUSED.into());
+            return self.paths_refused(if eval { "eval" } else { "egdb" });
         }
-        let bytes = read_regular(std::path::Path::new(spec), Self::MAX_EVAL_FILE)
-            .map_err(|e| e.to_string())?;
-        crate::engine::eval::LearnedWeights::from_bytes(&bytes)
-            .map(LearnedSet::single)
-            .map_err(|e| format!("'{spec}': {e}"))
+        let events = self.events.clone();
+        let cache_mb = self.settings.egdb_cache_mb;
+        let work = move || {
+            let loaded = if eval {
+                let result = read_regular(std::path::Path::new(&spec), MAX_EVAL_FILE)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| {
+                        crate::engine::eval::LearnedWeights::from_bytes(&bytes)
+                            .map(LearnedSet::single)
+                            .map_err(|e| format!("'{spec}': {e}"))
+                    });
+                Loaded::Eval { spec, result }
+            } else {
+                let result = Egdb::open(std::path::Path::new(&spec), cache_mb)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string());
+                Loaded::Egdb { spec, result }
+            };
+            events.send(Event::Loaded(loaded)).ok();
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("loader".into())
+            .spawn(work)
+        {
+            return self.error(ErrorCode::Internal, format!("cannot start a loader: {e}"));
+        }
+        self.pending = Some(Pending {
+            work: Work::Load,
+            received: self.received,
+            session: self.session,
+            unbounded: false,
+            after: Vec::new(),
+            quit: None,
+        });
+    }
+
+    /// A loader's result: the setting changes (`ok`) or stays (`error bad-option`).
+    fn loaded(&mut self, loaded: Loaded) {
+        let pending = self.pending.take_if(|p| p.work == Work::Load);
+        if let Some(p) = &pending {
+            self.to = p.session;
+        }
+        match loaded {
+            Loaded::Eval {
+                spec,
+                result: Ok(learned),
+            } => {
+                self.settings.learned = learned;
+                self.settings.eval_name = spec;
+                self.send(&Reply::Ok);
+            }
+            Loaded::Egdb {
+                spec,
+                result: Ok(db),
+            } => {
+                self.settings.egdb_dir = Some(PathBuf::from(&spec));
+                self.settings.egdb = Some(db);
+                self.send(&Reply::Ok);
+            }
+            Loaded::Eval { result: Err(e), .. } => {
+                self.error(ErrorCode::BadOption, format!("eval: {e}"))
+            }
+            Loaded::Egdb { result: Err(e), .. } => {
+                self.error(ErrorCode::BadOption, format!("egdb: {e}"))
+            }
+        }
+        if let Some(p) = pending {
+            self.answer_deferred(&p);
+            self.ack_if_idle();
+        }
     }
 
     /// `error bad-option` for an option naming a path over a link that may not.
@@ -998,7 +1082,10 @@ impl Daemon {
 
     /// The lines of an analysis: `line`s and `ok` for `analyse`, the move for `hint`.
     fn analysis_done(&mut self, results: Vec<SearchResult>) {
-        let Some(pending) = self.pending.take_if(|p| p.work != Work::Move) else {
+        let Some(pending) = self
+            .pending
+            .take_if(|p| matches!(p.work, Work::Analyse | Work::Hint))
+        else {
             tracing::error!("analysis lines with no analysis pending");
             return;
         };
