@@ -613,8 +613,6 @@ impl Daemon {
         let busy = self.pending.is_some();
         match cmd {
             Command::Hello => self.send(&Reply::hello()),
-            // With a token, `ping` is a barrier: its `pong` follows every reply to an earlier
-            // request (also a move being searched); without, it is answered at once.
             Command::Ping(Some(_)) | Command::Stop
                 if self.waiting_for_job() >= MAX_WAITING_FOR_JOB =>
             {
@@ -625,6 +623,8 @@ impl Daemon {
                     ),
                 );
             }
+            // With a token, `ping` is a barrier: its `pong` follows every reply to an earlier
+            // request (also a move being searched); without, it is answered at once.
             Command::Ping(Some(token)) if busy => {
                 if let Some(p) = &mut self.pending {
                     p.after.push((self.session, Reply::Pong(Some(token))));
