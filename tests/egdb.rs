@@ -951,3 +951,101 @@ fn the_daemon_takes_set_egdb() {
     assert_eq!(lines[5..], ["ok", "bye"], "{text}");
     let _ = std::fs::remove_file(&file);
 }
+
+/// A copy of the 4-piece 8x8 database in a directory of its own (to damage it).
+fn copy_db8(name: &str) -> PathBuf {
+    let (dir, _, _) = db8();
+    let copy = temp_dir(name);
+    let from = dir.join("8x8");
+    std::fs::create_dir_all(copy.join("8x8")).expect("copy dir");
+    for e in std::fs::read_dir(&from).expect("db dir").flatten() {
+        std::fs::copy(e.path(), copy.join("8x8").join(e.file_name())).expect("copy");
+    }
+    copy
+}
+
+#[test]
+fn a_missing_slice_is_reported_at_open_and_the_database_used_below_it() {
+    let copy = copy_db8("missing");
+    let gone = SliceKey::all(BoardSize::S8, 4)
+        .into_iter()
+        .find(|k| k.pieces() == 4)
+        .expect("a 4-piece slice");
+    std::fs::remove_file(copy.join("8x8").join(gone.file_name())).expect("remove a slice");
+    let db = Egdb::open(&copy, 16).expect("open");
+    assert_eq!(db.max_pieces(BoardSize::S8), 3);
+    // A 4-piece position is no longer answered (it would fall into the gap), a 3-piece one is.
+    let four = pos8(
+        "_P______/________/________/________/___B_B__/________/_p______/________",
+        Side::Bot,
+    );
+    assert_eq!(db.probe(&four), None);
+    let three = pos8(
+        "_P______/________/________/________/___B_B__/________/________/________",
+        Side::Bot,
+    );
+    assert!(db.probe(&three).is_some());
+    std::fs::remove_dir_all(&copy).ok();
+}
+
+#[test]
+fn database_files_truncated_under_a_running_daemon_give_unknown_not_a_crash() {
+    use std::io::{BufRead, Write};
+    let copy = copy_db8("truncated");
+    let log = copy.join("stderr.log");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .args(["serve", "--egdb"])
+        .arg(&copy)
+        .args(["--egdb-cache", "0", "--movetime", "300", "--info", "final"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .spawn()
+        .expect("serve");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut ask = |line: &str| -> Vec<String> {
+        writeln!(stdin, "{line}").expect("send");
+        let mut got = Vec::new();
+        loop {
+            let mut l = String::new();
+            if stdout.read_line(&mut l).unwrap_or(0) == 0 {
+                return got;
+            }
+            let l = l.trim_end().to_string();
+            let last = !l.starts_with("info ");
+            got.push(l);
+            if last {
+                return got;
+            }
+        }
+    };
+    assert_eq!(ask("ping"), ["pong"]);
+    // Every slice file shrinks to its header's first bytes while the daemon has them open.
+    for e in std::fs::read_dir(copy.join("8x8"))
+        .expect("db dir")
+        .flatten()
+    {
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(e.path())
+            .expect("open to truncate");
+        f.set_len(100).expect("truncate");
+    }
+    let rows = "_P______/________/________/________/___B_B__/________/________/________";
+    assert_eq!(ask(&format!("position {rows} b")), ["ok"]);
+    let reply = ask(&format!("board {rows} b"));
+    assert!(
+        reply.last().is_some_and(|l| l.starts_with("move ")),
+        "{reply:?}"
+    );
+    // Searched without the database: no database score.
+    assert!(!reply[0].contains("dbwin"), "{reply:?}");
+    assert_eq!(ask("ping"), ["pong"]);
+    assert_eq!(ask("quit"), ["bye"]);
+    let status = child.wait().expect("exit");
+    assert!(status.success(), "{status:?}");
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(said.contains("cannot be read"), "{said}");
+    std::fs::remove_dir_all(&copy).ok();
+}

@@ -287,7 +287,8 @@ fn the_daemon_sets_the_built_in_weights_and_refuses_bad_files() {
     let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
     assert_eq!(errors.len(), 2, "{lines:?}");
     assert!(
-        errors[0].starts_with("error bad-option eval: cannot read"),
+        errors[0].starts_with("error bad-option eval: cannot use ")
+            && errors[0].ends_with("not a readable regular file"),
         "{}",
         errors[0]
     );

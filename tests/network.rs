@@ -1,20 +1,25 @@
-//! `serve --listen`: the protocol over TCP, one client at a time; a second client is refused with
-//! one line; a client that disconnects leaves the game to the next, which also gets the final
-//! replies the first could no longer take.
+//! `serve --listen`: the protocol over TCP, one client at a time; a new client takes over from
+//! the current one, which is told so and closed; a client that disconnects leaves the game to the
+//! next, which never gets the replies meant for the first (`repeat` gives the last one); a client
+//! that half-closes gets every reply first; a client that stops taking data is dropped after the
+//! TCP timeout; a client that never reads cannot grow the daemon (issue 39).
 
 mod common;
 
-use common::{line_channel, BIN, NO_CACHE, WAIT};
+use common::{line_channel, peak_rss_under_flood, rss_kib, BIN, NO_CACHE, WAIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
+use std::time::Instant;
 
-/// A daemon listening on an ephemeral loopback port; its address from its log.
+/// A daemon listening on an ephemeral loopback port; its address from its log, and its later
+/// log lines.
 struct Listening {
     child: Child,
     addr: SocketAddr,
+    log: Receiver<String>,
 }
 
 impl Listening {
@@ -40,11 +45,27 @@ impl Listening {
             }
         };
         // Keep draining the log so that the daemon never blocks on it.
+        let (tx, log) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let mut sink = Vec::new();
-            stderr.read_to_end(&mut sink).ok();
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                tx.send(std::mem::take(&mut line)).ok();
+            }
         });
-        Listening { child, addr }
+        Listening { child, addr, log }
+    }
+
+    /// Waits for a log line holding `text`.
+    fn logged(&self, text: &str, within: Duration) -> Option<String> {
+        let end = std::time::Instant::now() + within;
+        while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+            match self.log.recv_timeout(left) {
+                Ok(l) if l.contains(text) => return Some(l),
+                Ok(l) => eprint!("daemon: {l}"),
+                Err(_) => return None,
+            }
+        }
+        None
     }
 
     fn connect(&self) -> Client {
@@ -96,7 +117,7 @@ impl Client {
 }
 
 #[test]
-fn one_client_at_a_time_and_the_game_survives_a_reconnection() {
+fn one_client_at_a_time_a_new_one_takes_over_and_the_game_survives() {
     let daemon = Listening::start(&["--depth", "4", "--movetime", "0"]);
     assert!(daemon.addr.ip().is_loopback());
     let mut first = daemon.connect();
@@ -104,22 +125,25 @@ fn one_client_at_a_time_and_the_game_survives_a_reconnection() {
     assert_eq!(first.ask("newgame 4"), "ok");
     assert_eq!(first.ask("board _b_b/____/____/p_p_ b"), "move A1 B2");
 
-    // A second client gets one line and is closed; the first goes on.
-    let second = daemon.connect();
-    let refusal = second.lines.recv_timeout(WAIT).expect("a refusal");
+    // A second client takes over: the first gets one line and is closed.
+    let mut second = daemon.connect();
+    let told = first
+        .lines
+        .recv_timeout(WAIT)
+        .expect("a line to the old client");
     assert!(
-        refusal.starts_with("error busy ") && refusal.contains("another client is connected"),
-        "{refusal}"
+        told.starts_with("error taken-over another client (127.0.0.1:"),
+        "{told}"
     );
     assert!(
-        second.lines.recv_timeout(WAIT).is_err(),
+        first.lines.recv_timeout(WAIT).is_err(),
         "closed after one line"
     );
-    assert_eq!(first.ask("ping"), "pong");
+    assert_eq!(second.ask("ping s2"), "pong s2");
 
-    // The first client goes; the next one plays on in the same game.
+    // The second goes; the next one plays on in the same game, with no `busy` in between.
+    drop(second);
     drop(first);
-    std::thread::sleep(Duration::from_millis(100));
     let mut third = daemon.connect();
     assert_eq!(third.ask("board ___b/__b_/____/p_p_ p"), "unchanged");
     assert_eq!(
@@ -130,7 +154,7 @@ fn one_client_at_a_time_and_the_game_survives_a_reconnection() {
 }
 
 #[test]
-fn a_reply_the_client_could_not_take_reaches_the_next_client() {
+fn a_reply_for_a_client_that_went_is_not_handed_to_the_next_but_repeated() {
     let daemon = Listening::start(&["--movetime", "400", "--info", "off"]);
     let mut first = daemon.connect();
     assert_eq!(first.ask("newgame"), "ok");
@@ -142,8 +166,134 @@ fn a_reply_the_client_could_not_take_reaches_the_next_client() {
     drop(first);
     std::thread::sleep(Duration::from_millis(50));
     let mut next = daemon.connect();
-    let kept = next.reply();
+    // The first reply the next client sees is the one to its own request.
+    assert_eq!(next.ask("ping n1"), "pong n1");
+    // Once the search is over, its move is what `repeat` answers, and nothing came unasked.
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(next.ask("ping n2"), "pong n2");
+    let kept = next.ask("repeat");
     assert!(kept.starts_with("move "), "{kept}");
-    assert_eq!(next.ask("repeat"), kept);
     assert_eq!(next.ask("quit"), "bye");
+}
+
+#[test]
+fn a_half_closed_client_gets_every_reply_and_no_client_is_refused() {
+    let daemon = Listening::start(&["--depth", "3", "--movetime", "0", "--info", "off"]);
+    let start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
+    let t = Instant::now();
+    let runs = 40;
+    for i in 0..runs {
+        // As `printf 'newgame\nping\n' | socat - TCP:...` does: write, half-close, read to the end.
+        let mut s = TcpStream::connect(daemon.addr).expect("connect");
+        let request = if i % 4 == 0 {
+            format!("newgame\nboard {start} b\nping {i}\n")
+        } else {
+            format!("newgame\nping {i}\n")
+        };
+        s.write_all(request.as_bytes()).expect("send");
+        s.shutdown(std::net::Shutdown::Write).expect("half-close");
+        s.set_read_timeout(Some(WAIT)).ok();
+        let mut got = String::new();
+        s.read_to_string(&mut got).expect("read to the end");
+        let lines: Vec<&str> = got.lines().collect();
+        if i % 4 == 0 {
+            assert_eq!(lines.len(), 3, "run {i}: {got:?}");
+            assert!(lines[1].starts_with("move "), "run {i}: {got:?}");
+        } else {
+            assert_eq!(lines.len(), 2, "run {i}: {got:?}");
+        }
+        assert_eq!(lines[0], "ok", "run {i}: {got:?}");
+        assert_eq!(*lines.last().unwrap_or(&""), format!("pong {i}"), "run {i}");
+    }
+    eprintln!("{runs} half-closed clients answered in {:?}", t.elapsed());
+    // A move that takes longer than the daemon waits for a link that fails: still written.
+    let mut s = TcpStream::connect(daemon.addr).expect("connect");
+    let request = format!("set depth 0\nset movetime 2500\nnewgame\nboard {start} b\nping last\n");
+    s.write_all(request.as_bytes()).expect("send");
+    s.shutdown(std::net::Shutdown::Write).expect("half-close");
+    s.set_read_timeout(Some(WAIT)).ok();
+    let mut got = String::new();
+    s.read_to_string(&mut got).expect("read to the end");
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 5, "{got:?}");
+    assert!(lines[3].starts_with("move "), "{got:?}");
+    assert_eq!(lines[4], "pong last");
+    // Clients that close at once, one after another: never `busy`.
+    for i in 0..100 {
+        let mut c = daemon.connect();
+        assert_eq!(c.ask(&format!("ping c{i}")), format!("pong c{i}"));
+    }
+}
+
+#[test]
+fn a_client_that_stops_taking_data_mid_search_is_dropped_and_the_next_is_served() {
+    // A client that never reads: once the kernel's buffers are full its window stays shut, no
+    // reply is acknowledged, and the connection is dropped after the TCP timeout (2 s here).
+    let daemon = Listening::start(&["--movetime", "1500", "--tcp-timeout", "2"]);
+    let mut stuck = TcpStream::connect(daemon.addr).expect("connect");
+    stuck
+        .write_all(b"newgame\nboard _b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ b\n")
+        .expect("send");
+    stuck
+        .set_write_timeout(Some(Duration::from_millis(200)))
+        .ok();
+    let t = Instant::now();
+    let flood = b"options\n".repeat(1000);
+    // Until its own writes block (the daemon stopped reading) or it is dropped.
+    while t.elapsed() < Duration::from_secs(10) && stuck.write_all(&flood).is_ok() {}
+    let dropped = daemon.logged("lost", Duration::from_secs(30));
+    let took = t.elapsed();
+    eprintln!("a client that takes no data dropped after {took:?}: {dropped:?}");
+    assert!(dropped.is_some(), "the client was never dropped");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    let mut next = daemon.connect();
+    assert_eq!(next.ask("ping after"), "pong after");
+    let kept = next.ask("repeat");
+    assert!(kept.starts_with("move ") || kept == "ok", "{kept}");
+}
+
+#[test]
+fn a_tcp_client_that_never_reads_cannot_grow_the_daemon() {
+    let daemon = Listening::start(&["--info", "off"]);
+    let mut c = daemon.connect();
+    assert_eq!(c.ask("ping"), "pong");
+    drop(c);
+    let pid = daemon.child.id();
+    std::thread::sleep(Duration::from_millis(200));
+    let idle = rss_kib(pid);
+    // 400,000 requests whose replies are large, from a client that reads nothing.
+    let quiet = TcpStream::connect(daemon.addr).expect("connect");
+    let mut stream = quiet.try_clone().expect("clone");
+    let (peak, sent, all) = peak_rss_under_flood(pid, 400_000, b"options\n", move |b| {
+        stream.write_all(b).is_ok()
+    });
+    eprintln!(
+        "tcp: idle {idle} KiB, peak {peak} KiB (+{} KiB) with {sent} requests written{}",
+        peak.saturating_sub(idle),
+        if all { " (all)" } else { " (then blocked)" }
+    );
+    assert!(peak > 0);
+    assert!(peak < idle + 16 * 1024, "RSS {peak} KiB, idle {idle} KiB");
+    quiet.shutdown(std::net::Shutdown::Both).ok();
+}
+
+#[test]
+fn paths_are_refused_over_tcp_unless_allowed() {
+    let daemon = Listening::start(&[]);
+    let mut c = daemon.connect();
+    for option in ["eval /tmp", "egdb /tmp", "record /tmp"] {
+        let reply = c.ask(&format!("set {option}"));
+        assert!(
+            reply.starts_with("error bad-option ") && reply.contains("--allow-paths"),
+            "{reply}"
+        );
+    }
+    assert_eq!(c.ask("set eval hand"), "ok");
+    assert_eq!(c.ask("set record off"), "ok");
+    drop(c);
+    drop(daemon);
+    let daemon = Listening::start(&["--allow-paths"]);
+    let mut c = daemon.connect();
+    let reply = c.ask("set eval /dev/zero");
+    assert!(reply.contains("not a readable regular file"), "{reply}");
 }

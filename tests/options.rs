@@ -50,6 +50,8 @@ fn serve_help_and_the_option_list_agree() {
         "serial",
         "listen",
         "baud",
+        "tcp-timeout",
+        "allow-paths",
         "seed",
         "strict",
         "egdb-cache",

@@ -82,7 +82,7 @@ fn command() -> impl Strategy<Value = Command> {
     ];
     prop_oneof![
         Just(Command::Hello),
-        Just(Command::Ping),
+        Just(Command::Ping(None)),
         Just(Command::Stop),
         Just(Command::Quit),
         set.prop_map(Command::Set),

@@ -19,7 +19,10 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{device_link, limit_address_space, pty_pair, take_lines, Daemon, BIN, NO_CACHE, WAIT};
+use common::{
+    device_link, limit_address_space, peak_rss_under_flood, pty_pair, rss_kib, take_lines, Daemon,
+    BIN, NO_CACHE, WAIT,
+};
 
 /// Lines arriving from a reader, on a channel (so that waits can time out).
 fn board_line(pos: &AnyPosition, side: Side) -> String {
@@ -296,6 +299,29 @@ fn five_thousand_pings_over_a_pseudo_terminal_read_only_after_a_pause_all_get_th
     pty.send("hello");
     let got = pty.finals(1, WAIT);
     assert!(got[0].starts_with("hello checkersbot "), "{got:?}");
+}
+
+#[test]
+fn a_serial_peer_that_never_reads_cannot_grow_the_daemon() {
+    let mut pty = Pty::new();
+    let d = serve_on(&pty.path, &["--info", "off"]);
+    assert_eq!(pty.ask_until_open("ping"), "pong");
+    let pid = d.child.id();
+    std::thread::sleep(Duration::from_millis(200));
+    let idle = rss_kib(pid);
+    let mut master = pty.master.try_clone_native().expect("clone the master");
+    // 400,000 requests whose replies are large; the terminal is never read again. A write that
+    // times out (the daemon stopped reading) ends the flood.
+    let (peak, sent, all) = peak_rss_under_flood(pid, 400_000, b"options\r\n", move |b| {
+        master.write_all(b).is_ok()
+    });
+    eprintln!(
+        "serial: idle {idle} KiB, peak {peak} KiB (+{} KiB) with {sent} requests written{}",
+        peak.saturating_sub(idle),
+        if all { " (all)" } else { " (then blocked)" }
+    );
+    assert!(peak > 0);
+    assert!(peak < idle + 16 * 1024, "RSS {peak} KiB, idle {idle} KiB");
 }
 
 #[test]

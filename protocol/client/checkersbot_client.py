@@ -18,13 +18,23 @@ before it:
 Only the standard library is needed, except for serial links (`pip install pyserial`). The protocol
 promises exactly one final reply per request; `request` reads lines until it has it. After a
 restart of the arm controller, `repeat()` asks for the last final reply again (replies the link
-could not take while it was down are kept by the daemon and arrive when it is back).
+could not take while it was down are kept by the daemon and arrive when it is back; over TCP a new
+connection never gets the replies meant for an earlier one, and `repeat()` gives the last).
+
+A request may be given a `timeout` (seconds); when it passes, `Timeout` is raised and the client
+stays usable: before the next request it resynchronises with `ping TOKEN` (a barrier: every reply
+to an earlier request comes before its `pong TOKEN`), dropping the late reply. A TCP client does
+the same when it connects.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
+import select
 import socket
 import subprocess
+import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -36,6 +46,10 @@ INFO_WORDS = ("info", "option", "line")
 
 class ProtocolError(Exception):
     """The daemon said something this client does not understand, or the link closed."""
+
+
+class Timeout(ProtocolError):
+    """No final reply came in time. The client resynchronises before its next request."""
 
 
 @dataclass
@@ -110,7 +124,7 @@ class Reply:
 
 
 class _Lines:
-    """Line I/O over a byte stream pair."""
+    """Line I/O over a byte stream pair; `receive` can wait for at most a given time."""
 
     def __init__(self, reader, writer, closer):
         self._reader = reader
@@ -121,14 +135,52 @@ class _Lines:
         self._writer.write(line.encode("ascii", "backslashreplace") + b"\n")
         self._writer.flush()
 
-    def receive(self) -> str:
+    def receive(self, timeout: Optional[float] = None) -> str:
+        # A serial port applies its own time-out (the one it was opened with).
         raw = self._reader.readline()
         if not raw:
             raise ProtocolError("the daemon closed the link")
+        if not raw.endswith(b"\n"):
+            raise Timeout("no complete line in time")
         return raw.decode("ascii", "backslashreplace").rstrip("\r\n")
 
     def close(self) -> None:
         self._closer()
+
+
+class _FdLines(_Lines):
+    """Line I/O over a descriptor (a pipe or a socket) with its own buffer, so that a read that
+    times out loses nothing and the next one goes on where it stopped."""
+
+    def __init__(self, fd: int, write, closer, recv=None):
+        super().__init__(None, None, closer)
+        self._fd = fd
+        self._write = write
+        self._recv = recv or (lambda: os.read(fd, 65536))
+        self._buf = bytearray()
+
+    def send(self, line: str) -> None:
+        self._write(line.encode("ascii", "backslashreplace") + b"\n")
+
+    def receive(self, timeout: Optional[float] = None) -> str:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            i = self._buf.find(b"\n")
+            if i >= 0:
+                raw = bytes(self._buf[:i])
+                del self._buf[:i + 1]
+                return raw.decode("ascii", "backslashreplace").rstrip("\r")
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self._fd], [], [], left)
+            if not ready:
+                raise Timeout(f"no reply within {timeout} s")
+            chunk = self._recv()
+            if not chunk:
+                raise ProtocolError("the daemon closed the link")
+            self._buf += chunk
+
+
+_tokens = itertools.count(1)
 
 
 class Client:
@@ -136,6 +188,8 @@ class Client:
 
     def __init__(self, lines: _Lines):
         self._lines = lines
+        # A request timed out: its late reply must be dropped before the next request.
+        self._behind = False
 
     @staticmethod
     def spawn(argv: List[str]) -> "Client":
@@ -148,7 +202,11 @@ class Client:
                 child.stdin.close()
             child.wait(timeout=30)
 
-        return Client(_Lines(child.stdout, child.stdin, close))
+        def write(data: bytes) -> None:
+            child.stdin.write(data)
+            child.stdin.flush()
+
+        return Client(_FdLines(child.stdout.fileno(), write, close))
 
     @staticmethod
     def serial(path: str, baud: int = 115200, timeout: float = 60.0) -> "Client":
@@ -160,22 +218,46 @@ class Client:
 
     @staticmethod
     def tcp(host: str, port: int, timeout: float = 60.0) -> "Client":
-        """Connects to a daemon listening on TCP."""
+        """Connects to a daemon listening on TCP and synchronises with it (`ping TOKEN`): a
+        connection that another client takes over later is told so with `error taken-over`."""
         sock = socket.create_connection((host, port), timeout=timeout)
-        stream = sock.makefile("rwb")
+        sock.settimeout(None)
 
         def close():
-            stream.close()
             sock.close()
 
-        return Client(_Lines(stream, stream, close))
+        client = Client(_FdLines(sock.fileno(), sock.sendall, close, lambda: sock.recv(65536)))
+        client.resync(timeout)
+        return client
 
-    def request(self, line: str) -> Reply:
-        """Sends one request line and returns its final reply (with the info lines before it)."""
+    def resync(self, timeout: Optional[float] = 60.0) -> None:
+        """Sends `ping TOKEN` with a fresh token and drops every line before its `pong TOKEN`:
+        afterwards the next line read answers the next request."""
+        token = f"sync-{os.getpid()}-{next(_tokens)}"
+        self._lines.send(f"ping {token}")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if self._lines.receive(left) == f"pong {token}":
+                self._behind = False
+                return
+
+    def request(self, line: str, timeout: Optional[float] = None) -> Reply:
+        """Sends one request line and returns its final reply (with the info lines before it).
+        With `timeout` (seconds), raises `Timeout` when the reply has not come by then; the
+        next request resynchronises first."""
+        if self._behind:
+            self.resync()
         self._lines.send(line)
+        deadline = None if timeout is None else time.monotonic() + timeout
         infos: List[str] = []
         while True:
-            got = self._lines.receive()
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                got = self._lines.receive(left)
+            except Timeout:
+                self._behind = True
+                raise
             if got.split(" ", 1)[0] in INFO_WORDS:
                 infos.append(got)
                 continue
@@ -184,8 +266,9 @@ class Client:
     def hello(self) -> Reply:
         return self.request("hello")
 
-    def ping(self) -> Reply:
-        return self.request("ping")
+    def ping(self, token: Optional[str] = None) -> Reply:
+        """`pong`, or `pong TOKEN` for `ping TOKEN` (letters, digits, `-_.:`, up to 64)."""
+        return self.request("ping" if token is None else f"ping {token}")
 
     def set(self, option: str, value) -> Reply:
         return self.request(f"set {option} {value}")

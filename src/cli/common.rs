@@ -74,6 +74,25 @@ pub fn depth_arg(text: &str) -> Result<u32, String> {
     bounds::parse_in("depth", text, &bounds::DEPTH)
 }
 
+/// `--depth` of `perft`.
+pub fn perft_depth_arg(text: &str) -> Result<u32, String> {
+    bounds::parse_in("depth", text, &bounds::PERFT_DEPTH)
+}
+
+/// A move time and depth as every subcommand reads them (as `serve` and `set` do): 0 means no
+/// limit. `None` when neither limits the search (it would not end by itself).
+pub fn move_limits(
+    movetime_ms: Option<u64>,
+    depth: Option<u32>,
+) -> (Option<std::time::Duration>, Option<u32>) {
+    (
+        movetime_ms
+            .filter(|&ms| ms > 0)
+            .map(std::time::Duration::from_millis),
+        depth.filter(|&d| d > 0),
+    )
+}
+
 /// Refuses a table the machine cannot hold now, before anything is allocated.
 pub fn check_table(hash_mb: usize, threads: usize) -> Result<()> {
     checkersbot::engine::check_room(hash_mb, threads, 0).map_err(|e| anyhow!("--{e}"))

@@ -33,10 +33,20 @@ pub enum Kind {
 }
 
 /// Arguments of `match`.
+/// `--games`: at least one.
+fn games_arg(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "games must be a number of at least 1, not '{text}'"
+        )),
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Number of games (played in pairs with colours swapped).
-    #[arg(long, default_value_t = 20)]
+    /// Number of games, at least 1 (played in pairs with colours swapped).
+    #[arg(long, default_value_t = 20, value_parser = games_arg)]
     games: usize,
     /// Player A: engine, random or student.
     #[arg(long, value_enum, default_value = "engine")]
@@ -52,17 +62,19 @@ pub struct MatchArgs {
     /// B's level (engine only), as --level-a.
     #[arg(long, value_parser = super::common::level_parser())]
     level_b: Option<Level>,
-    /// A's time per move in milliseconds.
-    #[arg(long)]
+    /// A's time per move in milliseconds (0 to 3600000, as `serve`; 0 = no time limit).
+    #[arg(long, value_parser = super::common::movetime_arg)]
     movetime_a: Option<u64>,
-    /// B's time per move in milliseconds.
-    #[arg(long)]
+    /// B's time per move in milliseconds (0 to 3600000, as `serve`; 0 = no time limit).
+    #[arg(long, value_parser = super::common::movetime_arg)]
     movetime_b: Option<u64>,
-    /// A's depth per move (default 6 when no movetime is given).
-    #[arg(long)]
+    /// A's depth per move (0 to 100, as `serve`; 0 = none; default 6 when no move time is
+    /// given).
+    #[arg(long, value_parser = super::common::depth_arg)]
     depth_a: Option<u32>,
-    /// B's depth per move (default 6 when no movetime is given).
-    #[arg(long)]
+    /// B's depth per move (0 to 100, as `serve`; 0 = none; default 6 when no move time is
+    /// given).
+    #[arg(long, value_parser = super::common::depth_arg)]
     depth_b: Option<u32>,
     /// Evaluation terms A plays without, comma-separated.
     #[arg(long, value_delimiter = ',')]
@@ -186,33 +198,36 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if s.kind == Kind::Student {
         name.push("student".to_string());
     }
+    // 0 means no limit, as in `serve`.
+    let (movetime, depth) = super::common::move_limits(s.movetime, s.depth);
+    let (movetime, depth) = (movetime.map(|t| t.as_millis() as u64), depth);
     let limits = match s.level {
         Some(level) => {
             name.push(level.name().to_string());
             let mut limits = level.limits();
             if let Some(ms) = s.movetime {
-                limits.movetime = Some(Duration::from_millis(ms));
+                limits.movetime = movetime.map(Duration::from_millis);
                 name.push(format!("{ms}ms"));
             }
             if let Some(d) = s.depth {
-                limits.depth = Some(d);
+                limits.depth = depth;
                 name.push(format!("d{d}"));
             }
             limits
         }
         None => {
-            let depth = match (s.movetime, s.depth) {
+            let depth = match (movetime, depth) {
                 (None, None) => Some(6),
                 (_, d) => d,
             };
-            if let Some(ms) = s.movetime {
+            if let Some(ms) = movetime {
                 name.push(format!("{ms}ms"));
             }
             if let Some(d) = depth {
                 name.push(format!("d{d}"));
             }
             Limits {
-                movetime: s.movetime.map(Duration::from_millis),
+                movetime: movetime.map(Duration::from_millis),
                 depth,
                 nodes: None,
             }

@@ -23,8 +23,9 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "checkersbot", version, about, long_about = None)]
 pub struct Cli {
-    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG overrides it.
-    #[arg(long, global = true, default_value = "warn")]
+    /// Log level for stderr (off, error, warn, info, debug, trace); RUST_LOG overrides it.
+    #[arg(long, global = true, default_value = "warn",
+          value_parser = ["off", "error", "warn", "info", "debug", "trace"])]
     pub log_level: String,
     #[command(subcommand)]
     pub command: Command,

@@ -15,8 +15,8 @@ use std::time::Instant;
 pub struct PerftArgs {
     #[command(flatten)]
     pos: PositionArgs,
-    /// Deepest depth to count.
-    #[arg(long, default_value_t = 6)]
+    /// Deepest depth to count (1 to 20: deeper 8x8 counts would take days).
+    #[arg(long, default_value_t = 6, value_parser = super::common::perft_depth_arg)]
     depth: u32,
     /// Leaf counts below each root move at the given depth.
     #[arg(long)]

@@ -12,7 +12,6 @@ use checkersbot::rules::position::Side;
 use clap::{Args, ValueEnum};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// Who moves first.
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -48,11 +47,13 @@ pub struct PlayArgs {
     /// Style: default or aggressive (closes in on the enemy's pieces); as `serve --style`.
     #[arg(long, default_value = "default", value_parser = style_parser())]
     style: Style,
-    /// Time per bot move in milliseconds (overrides the level's limits).
-    #[arg(long)]
+    /// Time per bot move in milliseconds (0 to 3600000, as `serve`; 0 = no time limit);
+    /// overrides the level's limits.
+    #[arg(long, value_parser = super::common::movetime_arg)]
     movetime: Option<u64>,
-    /// Depth per bot move (overrides the level's limits).
-    #[arg(long)]
+    /// Depth per bot move in plies (0 to 100, as `serve`; 0 = none); overrides the level's
+    /// limits.
+    #[arg(long, value_parser = super::common::depth_arg)]
     depth: Option<u32>,
     /// Save the game when it ends: PDN on 8x8, a plain path list on other sizes.
     #[arg(long)]
@@ -89,8 +90,15 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             .map_or(1, |d| d.as_nanos() as u64)
     });
     if args.movetime.is_some() || args.depth.is_some() {
-        opts.limits.movetime = args.movetime.map(Duration::from_millis);
-        opts.limits.depth = args.depth;
+        let (movetime, depth) = super::common::move_limits(args.movetime, args.depth);
+        if movetime.is_none() && depth.is_none() {
+            return Err(anyhow!(
+                "no limit: with --movetime 0 (no time limit) give a depth, and with --depth 0 \
+                 (no depth limit) a move time, or the bot would think for ever"
+            ));
+        }
+        opts.limits.movetime = movetime;
+        opts.limits.depth = depth;
         opts.level = format!("{} (custom limits)", level.name());
     }
     opts.colour = want_colour(

@@ -14,11 +14,14 @@ pub struct SearchArgs {
     pos: PositionArgs,
     #[command(flatten)]
     engine: EngineArgs,
-    /// Time for the move in milliseconds (default 1000 unless --depth or --nodes is given).
-    #[arg(long)]
+    /// Time for the move in milliseconds (0 to 3600000, as `serve`); 0 = no time limit (then
+    /// --depth or --nodes must bound the search) [default: 1000 unless --depth or --nodes is
+    /// given].
+    #[arg(long, value_parser = super::common::movetime_arg)]
     movetime: Option<u64>,
-    /// Depth limit (with one thread, gives the same result every run).
-    #[arg(long)]
+    /// Depth limit in plies (0 to 100, as `serve`); 0 = none (with one thread, a depth limit
+    /// gives the same result every run).
+    #[arg(long, value_parser = super::common::depth_arg)]
     depth: Option<u32>,
     /// Node limit.
     #[arg(long)]
@@ -58,14 +61,20 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         .with_knobs(&args.search)
         .map_err(|e| anyhow::anyhow!("--search: {e}"))?;
     let mut engine = checkersbot::engine::Engine::new(config);
-    let movetime = match (args.movetime, args.depth, args.nodes) {
-        (Some(ms), _, _) => Some(Duration::from_millis(ms)),
+    let (movetime, depth) = super::common::move_limits(args.movetime, args.depth);
+    let movetime = match (args.movetime, depth, args.nodes) {
         (None, None, None) => Some(Duration::from_millis(1000)),
-        _ => None,
+        _ => movetime,
     };
+    if movetime.is_none() && depth.is_none() && args.nodes.is_none() {
+        return Err(anyhow::anyhow!(
+            "no limit: --movetime 0 and --depth 0 mean no time and no depth limit, so the \
+             search would not end; give a move time, a depth or --nodes"
+        ));
+    }
     let limits = Limits {
         movetime,
-        depth: args.depth,
+        depth,
         nodes: args.nodes,
     };
     let stop = AtomicBool::new(false);

@@ -174,8 +174,17 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR:PORT", value_parser = network::listen_address)]
     listen: Option<std::net::SocketAddr>,
     /// Baud rate of the serial device.
-    #[arg(long, default_value_t = 115_200)]
+    #[arg(long, default_value_t = 115_200, value_parser = clap::value_parser!(u32).range(1..))]
     baud: u32,
+    /// Over TCP: seconds after which a client that vanished without closing (no acknowledgement,
+    /// no keep-alive answer) is dropped, also while replies to it are in flight (1 to 3600).
+    #[arg(long, value_name = "SECS", default_value_t = 25,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    tcp_timeout: u64,
+    /// Over TCP: let clients name files and directories (`set eval PATH`, `set egdb DIR`, `set
+    /// record DIR`); refused by default, since any machine that reaches the port is a client.
+    #[arg(long)]
+    allow_paths: bool,
 }
 
 /// Runs the daemon until `quit`, the end of stdin, SIGINT or SIGTERM.
@@ -202,6 +211,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     let finished = match (&args.serial, args.listen) {
         (None, Some(addr)) => {
+            settings.paths_allowed = args.allow_paths;
             let listener = std::net::TcpListener::bind(addr)
                 .with_context(|| format!("cannot listen on {addr}"))?;
             let bound = listener.local_addr().unwrap_or(addr);
@@ -212,8 +222,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let sink = TcpSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
                 .map_err(|e| anyhow!("--{e}"))?;
+            let options = network::TcpOptions {
+                timeout: Duration::from_secs(args.tcp_timeout),
+            };
+            let flow = daemon.flow_control();
             spawn_reader(tx, daemon.flow_control(), move |deliver| {
-                network::pump_tcp(listener, &sink, deliver)
+                network::pump_tcp(listener, &sink, options, Some(flow), deliver)
             })?;
             daemon.run(rx)
         }

@@ -6,7 +6,9 @@
 //! misread diagnosis, unchanged boards, colour-only and rotated cameras, strict and lenient modes.
 //!
 //! The engine runs on its own thread ([`Daemon::new`] starts it) and is stopped through a shared
-//! flag, so the daemon keeps answering `ping` and `stop` while it searches. Its table is allocated
+//! flag, so the daemon keeps answering `ping` and `stop` while it searches, analyses or looks
+//! for a hint (the same flag, the same signal handling: a job of the engine thread whose reply
+//! comes back as an event). Its table is allocated
 //! (after a check that the machine can hold it) and cleared on that thread before `ok` is
 //! answered to `set hash`, `newgame` and `position`, never on a move's clock.
 //!
@@ -23,6 +25,7 @@ use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::play::level::{choose_move, Level, Misstep, Style};
 use crate::rng::Rng;
+use crate::robot::files::{check_record_dir, read_regular, write_atomically};
 use crate::robot::options;
 use crate::robot::outbox::{FlowControl, Outbox};
 use crate::robot::protocol::{
@@ -58,8 +61,31 @@ pub enum Event {
     Progress(Info),
     /// The running search's result.
     SearchDone(SearchResult),
+    /// The running analysis's lines (of `analyse` or `hint`), best first.
+    AnalysisDone(Vec<SearchResult>),
+    /// A file loaded on a thread of its own (`set eval PATH`, `set egdb DIR`).
+    Loaded(Loaded),
     /// The output closed for good (a pipe whose reader has gone).
     OutputClosed,
+}
+
+/// What a loader thread read, for `set eval PATH` and `set egdb DIR`.
+#[derive(Debug)]
+pub enum Loaded {
+    /// Weights for `set eval`.
+    Eval {
+        /// The path as given.
+        spec: String,
+        /// The weights, or why not.
+        result: Result<LearnedSet, String>,
+    },
+    /// A database for `set egdb`.
+    Egdb {
+        /// The directory as given.
+        spec: String,
+        /// The database, or why not.
+        result: Result<Arc<Egdb>, String>,
+    },
 }
 
 /// How long the daemon waits at its end for replies the link cannot take yet: it gives up when
@@ -68,6 +94,17 @@ pub const FLUSH_PATIENCE: Duration = Duration::from_secs(10);
 
 /// Time kept back from each move time for the daemon's own work and the write.
 pub const MOVE_OVERHEAD: Duration = Duration::from_millis(5);
+
+/// The largest weights file `set eval` reads.
+pub const MAX_EVAL_FILE: u64 = 16 << 20;
+
+/// Why an option naming a path is refused over a link that may not name paths.
+const PATHS_REFUSED: &str =
+    "paths are not accepted over this link (start serve with --allow-paths to allow them)";
+
+/// The time an `analyse` or `hint` may take when no move time is set (`movetime 0`): an
+/// analysis without any limit runs only when asked for (`analyse N infinite`).
+pub const ANALYSIS_CAP: Duration = Duration::from_secs(10);
 
 /// The daemon's settings (the `serve` flags, changed by `set`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +160,9 @@ pub struct Settings {
     /// Requests come from a file or a pipe on stdin rather than from a vision system: `busy`
     /// errors then point to `checkersbot replay`, which answers a file line by line.
     pub piped_stdin: bool,
+    /// Whether `set eval`, `set egdb` and `set record` may name paths (off over TCP unless
+    /// `serve --allow-paths`).
+    pub paths_allowed: bool,
 }
 
 impl Default for Settings {
@@ -153,6 +193,7 @@ impl Default for Settings {
             egdb_dir: None,
             egdb_cache_mb: DEFAULT_CACHE_MB,
             record: None,
+            paths_allowed: true,
         }
     }
 }
@@ -216,17 +257,18 @@ struct SearchJob {
     misstep: Option<Misstep>,
 }
 
-/// An analysis for the engine thread; the lines come back on `reply`.
+/// An analysis for the engine thread; the lines come back as [`Event::AnalysisDone`].
 struct AnalyseJob {
     pos: AnyPosition,
     history: Vec<u64>,
     limits: Limits,
     lines: usize,
+    /// No limit: rounds of all the lines at growing depth until stopped.
+    infinite: bool,
     threads: usize,
     learned: LearnedSet,
     egdb: Option<Arc<Egdb>>,
     weights: Weights,
-    reply: Sender<Vec<SearchResult>>,
 }
 
 /// Work for the engine thread.
@@ -250,16 +292,39 @@ enum Job {
 /// The engine thread's answer to a [`Job::Resize`] or [`Job::Clear`]: the time it took.
 type Ready = Result<Duration, TableError>;
 
-/// A search in progress.
+/// What a job of the engine thread answers when it is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Work {
+    /// The bot's move (`board`).
+    Move,
+    /// `analyse`: `line` lines, then `ok`.
+    Analyse,
+    /// `hint`.
+    Hint,
+    /// `set eval PATH` or `set egdb DIR`: `ok` or `error bad-option`.
+    Load,
+}
+
+/// A search, analysis or hint in progress.
 #[derive(Debug)]
 struct Pending {
-    /// When the `board` that started it was read (the clock counts from here).
+    work: Work,
+    /// When the request that started it was read (the clock counts from here).
     received: Instant,
-    /// `stop` requests to answer with `ok` after the move.
-    stops: usize,
-    /// A `quit` to answer with `bye` after the move.
-    quit: bool,
+    /// The connection that asked (its replies go there only).
+    session: Option<u64>,
+    /// Ends only when stopped (`analyse N infinite`).
+    unbounded: bool,
+    /// Replies that follow the job's, in order, with their connections: `ok` for each `stop`,
+    /// `pong TOKEN` for each `ping TOKEN` (a barrier).
+    after: Vec<(Option<u64>, Reply)>,
+    /// A `quit` to answer with `bye` after the reply, with its connection.
+    quit: Option<Option<u64>>,
 }
+
+/// Replies that may wait for a job (`stop`, `ping TOKEN`); more requests of these kinds get
+/// `error busy`, so that a flood of them cannot grow the daemon.
+pub const MAX_WAITING_FOR_JOB: usize = 64;
 
 /// The daemon.
 pub struct Daemon {
@@ -291,6 +356,12 @@ pub struct Daemon {
     records: usize,
     /// The current game has been written (at its end).
     recorded: bool,
+    /// The connection the requests come from now (`None`: a link without connections).
+    session: Option<u64>,
+    /// The connection the replies being queued answer.
+    to: Option<u64>,
+    /// The daemon's own event channel (loader threads answer on it).
+    events: Sender<Event>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -331,6 +402,7 @@ impl Daemon {
             start.elapsed().as_millis()
         );
         let closed = events.clone();
+        let own_events = events.clone();
         let engine_events = events;
         std::thread::Builder::new()
             .name("engine".into())
@@ -370,6 +442,9 @@ impl Daemon {
             bot_moves: 0,
             records: 0,
             recorded: false,
+            session: None,
+            to: None,
+            events: own_events,
         })
     }
 
@@ -408,8 +483,26 @@ impl Daemon {
         }
     }
 
+    /// Handles an event and tells the outbox how many requests are answered (flow control: see
+    /// [`crate::robot::outbox`]). A request that starts a job counts as unanswered until the
+    /// job's reply is queued; the replies that wait for a job (`stop`, `ping TOKEN`, `quit`) are
+    /// few ([`MAX_WAITING_FOR_JOB`]) and queued with it, so they do not hold the reader.
     fn handle(&mut self, event: Event) {
+        let input = usize::from(matches!(event, Event::Input(_)));
+        let before = usize::from(self.pending.is_some());
+        self.to = self.session;
+        self.dispatch(event);
+        let after = usize::from(self.pending.is_some());
+        self.out.answered((before + input).saturating_sub(after));
+    }
+
+    fn dispatch(&mut self, event: Event) {
         match event {
+            Event::Input(Input::Connected(session)) => {
+                tracing::debug!("connection {session}");
+                self.session = Some(session);
+                self.ack_if_idle();
+            }
             Event::Input(Input::Line(line)) => {
                 self.received = Instant::now();
                 if self.settings.transcript {
@@ -436,10 +529,14 @@ impl Daemon {
                 self.ack_if_idle();
             }
             Event::Input(Input::End) => {
-                // A search under way finishes with its full budget and is answered first.
+                // A search under way finishes with its full budget and is answered first; an
+                // analysis without limits has none, and stops.
                 tracing::info!("end of input");
                 self.exiting = true;
                 self.stop_pondering();
+                if self.pending.as_ref().is_some_and(|p| p.unbounded) {
+                    self.stop.store(true, Ordering::Relaxed);
+                }
                 self.ack_if_idle();
             }
             Event::Input(Input::Fatal(message)) => {
@@ -459,12 +556,17 @@ impl Daemon {
                 self.begin_exit();
             }
             Event::Progress(info) => {
-                if self.settings.info == InfoMode::Iterations && self.pending.is_some() {
-                    let line = SearchInfo::of(&info, self.settings.timing);
-                    self.send(&Reply::Info(InfoLine::Search(line)));
+                if let Some(p) = &self.pending {
+                    if self.settings.info == InfoMode::Iterations && p.work == Work::Move {
+                        self.to = p.session;
+                        let line = SearchInfo::of(&info, self.settings.timing);
+                        self.send(&Reply::Info(InfoLine::Search(line)));
+                    }
                 }
             }
             Event::SearchDone(result) => self.search_done(result),
+            Event::AnalysisDone(lines) => self.analysis_done(lines),
+            Event::Loaded(loaded) => self.loaded(loaded),
         }
     }
 
@@ -485,14 +587,17 @@ impl Daemon {
         }
     }
 
-    /// Queues a line; transcript echoes and final replies are never dropped, `info` lines may be.
+    /// Queues a line for the connection the replies now answer; transcript echoes and final
+    /// replies are never dropped, `info` lines may be.
     fn raw(&mut self, line: String, is_final: bool) {
-        self.out.push(line, is_final);
+        self.out.push(line, is_final, self.to);
     }
 
     fn send(&mut self, reply: &Reply) {
         let text = reply.to_string();
-        if reply.is_final() {
+        // A `pong TOKEN` (a client resynchronising) is not recorded, so that `repeat` after it
+        // still gives the reply before.
+        if reply.is_final() && !matches!(reply, Reply::Pong(Some(_))) {
             self.last_final = Some(text.clone());
         }
         self.send_text(text, !reply.is_droppable());
@@ -516,7 +621,24 @@ impl Daemon {
         let busy = self.pending.is_some();
         match cmd {
             Command::Hello => self.send(&Reply::hello()),
-            Command::Ping => self.send(&Reply::Pong),
+            Command::Ping(Some(_)) | Command::Stop
+                if self.waiting_for_job() >= MAX_WAITING_FOR_JOB =>
+            {
+                self.error(
+                    ErrorCode::Busy,
+                    format!(
+                        "{MAX_WAITING_FOR_JOB} replies already wait for the search; wait for it"
+                    ),
+                );
+            }
+            // With a token, `ping` is a barrier: its `pong` follows every reply to an earlier
+            // request (also a move being searched); without, it is answered at once.
+            Command::Ping(Some(token)) if busy => {
+                if let Some(p) = &mut self.pending {
+                    p.after.push((self.session, Reply::Pong(Some(token))));
+                }
+            }
+            Command::Ping(token) => self.send(&Reply::Pong(token)),
             Command::Repeat => match self.last_final.clone() {
                 // Not recorded: `repeat` twice gives the same line twice.
                 Some(text) => self.send_text(text, true),
@@ -530,7 +652,7 @@ impl Daemon {
             },
             Command::Stop => match &mut self.pending {
                 Some(p) => {
-                    p.stops += 1;
+                    p.after.push((self.session, Reply::Ok));
                     self.stop.store(true, Ordering::Relaxed);
                 }
                 None => {
@@ -540,7 +662,7 @@ impl Daemon {
             },
             Command::Quit => match &mut self.pending {
                 Some(p) => {
-                    p.quit = true;
+                    p.quit = Some(self.session);
                     self.exiting = true;
                     self.stop.store(true, Ordering::Relaxed);
                 }
@@ -549,30 +671,24 @@ impl Daemon {
                     self.exiting = true;
                 }
             },
-            Command::Set(SetOption::Eval(spec)) => match load_eval(&spec) {
-                Ok(learned) => {
-                    self.settings.learned = learned;
-                    self.settings.eval_name = spec;
-                    self.send(&Reply::Ok);
-                }
-                Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
-            },
-            Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
-            Command::Set(SetOption::Egdb(spec)) => {
-                let db = match spec.as_str() {
-                    "off" | "none" => Ok(None),
-                    dir => Egdb::open(std::path::Path::new(dir), self.settings.egdb_cache_mb)
-                        .map(|db| Some(Arc::new(db))),
-                };
-                match db {
-                    Ok(db) => {
-                        self.settings.egdb_dir = db.is_some().then(|| PathBuf::from(&spec));
-                        self.settings.egdb = db;
-                        self.send(&Reply::Ok);
-                    }
-                    Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
+            Command::Set(SetOption::Eval(spec)) if matches!(spec.as_str(), "hand" | "learned") => {
+                match load_eval(&spec) {
+                    Ok(learned) => self.loaded(Loaded::Eval {
+                        spec,
+                        result: Ok(learned),
+                    }),
+                    Err(e) => self.error(ErrorCode::BadOption, format!("eval: {e}")),
                 }
             }
+            Command::Set(SetOption::Egdb(spec)) if matches!(spec.as_str(), "off" | "none") => {
+                self.settings.egdb_dir = None;
+                self.settings.egdb = None;
+                self.send(&Reply::Ok);
+            }
+            Command::Set(SetOption::Eval(_) | SetOption::Egdb(_)) if busy => self.busy(),
+            Command::Set(SetOption::Eval(spec)) => self.start_load(spec, true),
+            Command::Set(SetOption::Egdb(spec)) => self.start_load(spec, false),
+            Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
             Command::Set(SetOption::Record(dir)) => self.set_record(&dir),
             Command::Set(opt) => {
                 self.set(opt);
@@ -584,21 +700,50 @@ impl Daemon {
                 }
                 self.send(&Reply::Ok);
             }
-            Command::Analyse { .. } | Command::Hint | Command::TakeBack if busy => {
-                let message = self.busy_message();
-                self.error(ErrorCode::Busy, message);
+            Command::Analyse { .. }
+            | Command::Hint
+            | Command::TakeBack
+            | Command::NewGame(_)
+            | Command::Position(_)
+            | Command::Board { .. }
+                if busy =>
+            {
+                self.busy();
             }
-            Command::Analyse { lines, setup } => self.analyse(lines, setup),
+            Command::Analyse {
+                lines,
+                infinite,
+                setup,
+            } => self.analyse(lines, infinite, setup),
             Command::Hint => self.hint(),
             Command::TakeBack => self.take_back(),
-            Command::NewGame(_) | Command::Position(_) | Command::Board { .. } if busy => {
-                let message = self.busy_message();
-                self.error(ErrorCode::Busy, message);
-            }
             Command::NewGame(layout) => self.newgame(layout),
             Command::Position(setup) => self.position(setup),
             Command::Board { rows, side } => self.board(&rows, side),
         }
+    }
+
+    /// Replies waiting for the job in progress.
+    fn waiting_for_job(&self) -> usize {
+        self.pending.as_ref().map_or(0, |p| p.after.len())
+    }
+
+    /// `error busy` for a request that needs the engine while it works.
+    fn busy(&mut self) {
+        let what = match self.pending.as_ref().map(|p| p.work) {
+            Some(Work::Analyse) => "an analysis is running; wait for its ok or send stop",
+            Some(Work::Hint) => "a hint is being searched; wait for it or send stop",
+            Some(Work::Load) => "a file is being loaded; wait for its reply",
+            _ => "a search is running; wait for its move or send stop",
+        };
+        let mut message = what.to_string();
+        if self.settings.piped_stdin {
+            message.push_str(
+                " (stdin is a file or pipe: to answer a recorded file line by line, \
+                 run `checkersbot replay FILE`)",
+            );
+        }
+        self.error(ErrorCode::Busy, message);
     }
 
     fn set(&mut self, opt: SetOption) {
@@ -700,21 +845,108 @@ impl Daemon {
         }
     }
 
-    /// `set record DIR|off`: the directory must exist (it is created if its parent does).
+    /// `set eval PATH` (`eval`) or `set egdb DIR`: loaded on a thread of its own, so that the
+    /// daemon answers `ping`, `stop` and signals meanwhile; the reply comes with
+    /// [`Event::Loaded`]. A weights file is read only if it is a regular file of at most
+    /// [`MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::robot::files`]).
+    fn start_load(&mut self, spec: String, eval: bool) {
+        if !self.settings.paths_allowed {
+            return self.paths_refused(if eval { "eval" } else { "egdb" });
+        }
+        let events = self.events.clone();
+        let cache_mb = self.settings.egdb_cache_mb;
+        let work = move || {
+            let loaded = if eval {
+                let result = read_regular(std::path::Path::new(&spec), MAX_EVAL_FILE)
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| {
+                        crate::engine::eval::LearnedWeights::from_bytes(&bytes)
+                            .map(LearnedSet::single)
+                            .map_err(|e| format!("'{spec}': {e}"))
+                    });
+                Loaded::Eval { spec, result }
+            } else {
+                let result = Egdb::open(std::path::Path::new(&spec), cache_mb)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string());
+                Loaded::Egdb { spec, result }
+            };
+            events.send(Event::Loaded(loaded)).ok();
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("loader".into())
+            .spawn(work)
+        {
+            return self.error(ErrorCode::Internal, format!("cannot start a loader: {e}"));
+        }
+        self.pending = Some(Pending {
+            work: Work::Load,
+            received: self.received,
+            session: self.session,
+            unbounded: false,
+            after: Vec::new(),
+            quit: None,
+        });
+    }
+
+    /// A loader's result: the setting changes (`ok`) or stays (`error bad-option`).
+    fn loaded(&mut self, loaded: Loaded) {
+        let pending = self.pending.take_if(|p| p.work == Work::Load);
+        if let Some(p) = &pending {
+            self.to = p.session;
+        }
+        match loaded {
+            Loaded::Eval {
+                spec,
+                result: Ok(learned),
+            } => {
+                self.settings.learned = learned;
+                self.settings.eval_name = spec;
+                self.send(&Reply::Ok);
+            }
+            Loaded::Egdb {
+                spec,
+                result: Ok(db),
+            } => {
+                self.settings.egdb_dir = Some(PathBuf::from(&spec));
+                self.settings.egdb = Some(db);
+                self.send(&Reply::Ok);
+            }
+            Loaded::Eval { result: Err(e), .. } => {
+                self.error(ErrorCode::BadOption, format!("eval: {e}"))
+            }
+            Loaded::Egdb { result: Err(e), .. } => {
+                self.error(ErrorCode::BadOption, format!("egdb: {e}"))
+            }
+        }
+        if let Some(p) = pending {
+            self.answer_deferred(&p);
+            self.ack_if_idle();
+        }
+    }
+
+    /// `error bad-option` for an option naming a path over a link that may not.
+    fn paths_refused(&mut self, option: &str) {
+        self.error(ErrorCode::BadOption, format!("{option}: {PATHS_REFUSED}"));
+    }
+
+    /// `set record DIR|off`: the directory must be writable (it is created if its parent
+    /// exists); checked now, so that a record that cannot be written fails here, not later.
     fn set_record(&mut self, dir: &str) {
         if matches!(dir, "off" | "none") {
             self.settings.record = None;
             return self.send(&Reply::Ok);
         }
-        let path = PathBuf::from(dir);
-        if let Err(e) = std::fs::create_dir_all(&path) {
-            return self.error(
-                ErrorCode::BadOption,
-                format!("record: cannot use {}: {e}", path.display()),
-            );
+        if !self.settings.paths_allowed {
+            return self.paths_refused("record");
         }
-        self.settings.record = Some(path);
-        self.send(&Reply::Ok);
+        match check_record_dir(std::path::Path::new(dir)) {
+            Ok(path) => {
+                self.settings.record = Some(path);
+                self.send(&Reply::Ok);
+            }
+            Err(e) => self.error(ErrorCode::BadOption, format!("record: {e}")),
+        }
     }
 
     /// Writes the current game to the record directory, if one is set and the game was not
@@ -740,7 +972,7 @@ impl Daemon {
             "txt"
         };
         let path = dir.join(format!("game-{secs}-{:03}.{ext}", self.records));
-        match std::fs::write(&path, text) {
+        match write_atomically(&path, &text) {
             Ok(()) => tracing::info!("game record written to {}", path.display()),
             Err(e) => tracing::warn!("cannot write the game record {}: {e}", path.display()),
         }
@@ -769,40 +1001,58 @@ impl Daemon {
         self.send(&Reply::GameOver(status));
     }
 
-    /// Runs an analysis on the (idle) engine thread and waits for its lines.
-    fn run_analysis(
+    /// Starts an analysis (of `analyse` or `hint`) on the (idle) engine thread; its lines come
+    /// back as [`Event::AnalysisDone`]. Bounded by the move time (shared among the lines) or,
+    /// without one, [`ANALYSIS_CAP`], and the depth; `infinite`: by nothing but `stop`.
+    fn start_analysis(
         &mut self,
+        work: Work,
         pos: AnyPosition,
         history: Vec<u64>,
         lines: usize,
-    ) -> Option<Vec<SearchResult>> {
+        infinite: bool,
+    ) {
         // The engine thread takes one job at a time: a ponder search would hold the analysis.
         self.stop_pondering();
-        let (tx, rx) = channel();
         let (mut limits, _) = self.settings.limits(self.clock_left, self.bot_moves);
-        // The move time is shared among the lines.
-        limits.movetime = limits.movetime.map(|t| t / lines.max(1) as u32);
+        if infinite {
+            limits = Limits::default();
+        } else {
+            // The time is shared among the lines.
+            let total = limits.movetime.unwrap_or(ANALYSIS_CAP);
+            limits.movetime = Some(total / lines.max(1) as u32);
+        }
         let job = Job::Analyse(AnalyseJob {
             pos,
             history,
             limits,
             lines,
+            infinite,
             threads: self.settings.threads,
             learned: self.settings.learned.clone(),
             egdb: self.settings.egdb.clone(),
             weights: self.settings.style.weights(),
-            reply: tx,
         });
         self.stop.store(false, Ordering::Relaxed);
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
-            return None;
+            return self.error(ErrorCode::Internal, "the engine is not running");
         }
-        rx.recv().ok()
+        self.pending = Some(Pending {
+            work,
+            received: self.received,
+            session: self.session,
+            unbounded: infinite,
+            after: Vec::new(),
+            quit: None,
+        });
+        if self.exiting {
+            self.stop.store(true, Ordering::Relaxed);
+        }
     }
 
-    /// `analyse N [POSITION]`: the best N moves, without touching the game.
-    fn analyse(&mut self, lines: usize, setup: Option<Setup>) {
+    /// `analyse N [infinite] [POSITION]`: the best N moves, without touching the game.
+    fn analyse(&mut self, lines: usize, infinite: bool, setup: Option<Setup>) {
         let (pos, history) = match setup {
             None => match self.tracker.game() {
                 Some(game) => (*game.current(), game.history_keys()),
@@ -818,14 +1068,7 @@ impl Daemon {
                 Err(e) => return self.send(&e.reply()),
             },
         };
-        let Some(results) = self.run_analysis(pos, history, lines) else {
-            return self.error(ErrorCode::Internal, "the engine is not running");
-        };
-        for (i, r) in results.iter().enumerate() {
-            let info = SearchInfo::of(&r.info, self.settings.timing);
-            self.send(&Reply::Line { rank: i + 1, info });
-        }
-        self.send(&Reply::Ok);
+        self.start_analysis(Work::Analyse, pos, history, lines, infinite);
     }
 
     /// `hint`: the person's best move in the game.
@@ -850,22 +1093,41 @@ impl Daemon {
             );
         }
         let (pos, history) = (*game.current(), game.history_keys());
-        let best = self
-            .run_analysis(pos, history, 1)
-            .and_then(|mut r| r.pop())
-            .filter(|r| r.best.is_some());
-        match best {
-            Some(r) => {
-                if self.settings.info != InfoMode::Off {
-                    let line = SearchInfo::of(&r.info, self.settings.timing);
-                    self.send(&Reply::Info(InfoLine::Search(line)));
-                }
-                if let Some(mv) = r.best {
-                    self.send(&Reply::Hint(mv));
-                }
+        self.start_analysis(Work::Hint, pos, history, 1, false);
+    }
+
+    /// The lines of an analysis: `line`s and `ok` for `analyse`, the move for `hint`.
+    fn analysis_done(&mut self, results: Vec<SearchResult>) {
+        let Some(pending) = self
+            .pending
+            .take_if(|p| matches!(p.work, Work::Analyse | Work::Hint))
+        else {
+            tracing::error!("analysis lines with no analysis pending");
+            return;
+        };
+        self.to = pending.session;
+        if pending.work == Work::Analyse {
+            for (i, r) in results.iter().enumerate() {
+                let info = SearchInfo::of(&r.info, self.settings.timing);
+                self.send(&Reply::Line { rank: i + 1, info });
             }
-            None => self.error(ErrorCode::Internal, "the engine found no move"),
+            self.send(&Reply::Ok);
+        } else {
+            match results.into_iter().next().filter(|r| r.best.is_some()) {
+                Some(r) => {
+                    if self.settings.info != InfoMode::Off {
+                        let line = SearchInfo::of(&r.info, self.settings.timing);
+                        self.send(&Reply::Info(InfoLine::Search(line)));
+                    }
+                    if let Some(mv) = r.best {
+                        self.send(&Reply::Hint(mv));
+                    }
+                }
+                None => self.error(ErrorCode::Internal, "the engine found no move"),
+            }
         }
+        self.answer_deferred(&pending);
+        self.ack_if_idle();
     }
 
     /// `takeback`: the person's last move and the bot's reply are taken back.
@@ -1005,19 +1267,8 @@ impl Daemon {
         }
     }
 
-    /// The `error busy` message for a request that needs the engine while a search runs. Requests
-    /// are not queued behind a search: a vision system re-sends what it sees, and a queued board
-    /// would be answered long after it was true.
-    fn busy_message(&self) -> String {
-        let mut message = "a search is running; wait for its move or send stop".to_string();
-        if self.settings.piped_stdin {
-            message.push_str(
-                " (stdin is a file or pipe: to answer a recorded file line by line, \
-                 run `checkersbot replay FILE`)",
-            );
-        }
-        message
-    }
+    // Requests are not queued behind a search (see `busy`): a vision system re-sends what it
+    // sees, and a queued board would be answered long after it was true.
 
     /// The start position of `newgame` without arguments: the configured layout or the standard
     /// start of the board size.
@@ -1222,9 +1473,12 @@ impl Daemon {
             return self.error(ErrorCode::Internal, "the engine is not running");
         }
         self.pending = Some(Pending {
+            work: Work::Move,
             received,
-            stops: 0,
-            quit: false,
+            session: self.session,
+            unbounded: false,
+            after: Vec::new(),
+            quit: None,
         });
         if self.exiting {
             self.stop.store(true, Ordering::Relaxed);
@@ -1232,9 +1486,11 @@ impl Daemon {
     }
 
     fn search_done(&mut self, result: SearchResult) {
-        let Some(pending) = self.pending.take() else {
+        let Some(pending) = self.pending.take_if(|p| p.work == Work::Move) else {
+            tracing::error!("a search result with no search pending");
             return;
         };
+        self.to = pending.session;
         if self.settings.info == InfoMode::Final && result.info.depth > 0 {
             let line = SearchInfo::of(&result.info, self.settings.timing);
             self.send(&Reply::Info(InfoLine::Search(line)));
@@ -1260,14 +1516,22 @@ impl Daemon {
             (Some(status), None) => self.game_over(status),
             (None, _) => self.error(ErrorCode::Internal, "no game to play the move in"),
         }
-        for _ in 0..pending.stops {
-            self.send(&Reply::Ok);
-        }
-        if pending.quit {
-            self.send(&Reply::Bye);
-        }
+        self.answer_deferred(&pending);
         self.start_pondering();
         self.ack_if_idle();
+    }
+
+    /// After a job's reply: `ok` for each `stop`, `pong TOKEN` for each `ping TOKEN` and `bye`
+    /// for a `quit` sent meanwhile, each to its connection.
+    fn answer_deferred(&mut self, pending: &Pending) {
+        for (session, reply) in &pending.after {
+            self.to = *session;
+            self.send(reply);
+        }
+        if let Some(session) = pending.quit {
+            self.to = session;
+            self.send(&Reply::Bye);
+        }
     }
 
     /// Counts a bot move that took `spent` (from reading the board to queueing the move) on the
@@ -1350,15 +1614,20 @@ fn engine_thread(
                 continue;
             }
             Job::Analyse(job) => {
-                configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
-                let lines = engine.analyse(
-                    &job.pos,
-                    &job.history,
-                    &job.limits,
-                    job.lines,
-                    &stops.search,
-                );
-                if job.reply.send(lines).is_err() {
+                let (learned, egdb) = (job.learned.clone(), job.egdb.clone());
+                configure(&mut engine, job.threads, learned, egdb, job.weights.clone());
+                let lines = if job.infinite {
+                    analyse_until_stopped(&mut engine, &job, &stops.search)
+                } else {
+                    engine.analyse(
+                        &job.pos,
+                        &job.history,
+                        &job.limits,
+                        job.lines,
+                        &stops.search,
+                    )
+                };
+                if events.send(Event::AnalysisDone(lines)).is_err() {
                     break;
                 }
                 continue;
@@ -1413,6 +1682,32 @@ fn engine_thread(
             break;
         }
     }
+}
+
+/// An analysis without limits: every line at depth 1, 2, 3, ... until `stop` is raised (or the
+/// deepest depth is done). The lines of the last complete round are answered (those of the round
+/// under way when none is complete).
+fn analyse_until_stopped(
+    engine: &mut Engine,
+    job: &AnalyseJob,
+    stop: &AtomicBool,
+) -> Vec<SearchResult> {
+    let mut done: Vec<SearchResult> = Vec::new();
+    for depth in 1..=*crate::engine::bounds::DEPTH.end() {
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let round = engine.analyse(&job.pos, &job.history, &limits, job.lines, stop);
+        if stop.load(Ordering::Relaxed) {
+            if done.is_empty() {
+                done = round;
+            }
+            break;
+        }
+        done = round;
+    }
+    done
 }
 
 /// Runs a daemon over `input` in lockstep: each line is handed over only after the previous one

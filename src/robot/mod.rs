@@ -2,6 +2,7 @@
 //!
 //! - [`protocol`]: the daemon protocol's typed commands and replies, parsed from and printed to text;
 //! - [`diagnosis`]: what the person did when no legal move explains a board;
+//! - [`files`]: files named from the wire, checked before they are read or written;
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
 //! - [`network`]: the daemon over TCP, one client at a time;
@@ -12,6 +13,7 @@
 
 pub mod daemon;
 pub mod diagnosis;
+pub mod files;
 pub mod hub;
 pub mod network;
 pub mod options;

@@ -4,27 +4,61 @@
 //!   loopback address 127.0.0.1, so the daemon is reachable from other machines only when an
 //!   address is given explicitly (`0.0.0.0:5555`, `192.168.1.20:5555`, `[::]:5555`).
 //! - [`pump_tcp`] accepts clients on a thread of its own and reads the current client's lines on
-//!   the calling thread. A client that connects while another is connected gets one line,
-//!   [`BUSY_LINE`], and is closed. When the client disconnects (or its connection fails), the
-//!   daemon keeps its game and waits for the next one; a request line cut by the disconnection is
-//!   dropped; the end of a connection is not the end of input.
+//!   the calling thread. A client that connects while another is connected **takes over**: the
+//!   old one gets one line, [`taken_over_line`], and is closed (so a client that vanished, or
+//!   holds the slot idle, never locks the robot out). Each connection is delivered as
+//!   [`Input::Connected`] before its lines: replies go to the connection that asked only, never
+//!   to a later one. When a client ends its input (closes, or half-closes after its last
+//!   request), the replies to everything it sent are written before the connection is closed;
+//!   the daemon keeps its game and waits for the next client; a request line cut by the
+//!   disconnection is dropped; the end of a connection is not the end of input.
+//! - A client that vanished without closing is dropped after [`DEFAULT_TIMEOUT`] (25 s; the
+//!   `timeout` of [`TcpOptions`]): keep-alive probes while the connection is idle, and
+//!   `TCP_USER_TIMEOUT` while replies are in flight unacknowledged.
 //! - [`TcpSink`] writes to the current client. While there is none, writes fail with
-//!   `NotConnected`, so the writer ([`crate::robot::outbox`]) keeps final replies and writes them
-//!   to the next client. A line cut short is finished on the same connection and written whole
-//!   again to a new one.
+//!   `NotConnected`, so the writer ([`crate::robot::outbox`]) keeps the lines until a client
+//!   connects; lines that answer an earlier connection are then dropped ([`Sent::Stale`]). A
+//!   line cut short is finished on the same connection.
 
-use crate::robot::transport::{Input, LineReader, LineSink};
+use crate::robot::outbox::FlowControl;
+use crate::robot::transport::{Input, LineReader, LineSink, Sent};
 use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The line a second client gets before it is closed.
-pub const BUSY_LINE: &str =
-    "error busy another client is connected; only one client at a time (try again when it has gone)";
+/// The line a client gets when another client takes its connection over, before it is closed.
+pub fn taken_over_line(by: &str) -> String {
+    format!(
+        "error taken-over another client ({by}) connected and took over; this connection is closed"
+    )
+}
 
 /// How long a write to a client may wait before it counts as timed out (the reply is kept).
 const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long a client that vanished keeps the connection: about 25 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(25);
+
+/// How long the replies to a client that ended its input may fail to be written before the
+/// connection is closed anyway.
+const DRAIN_PATIENCE: Duration = Duration::from_secs(2);
+
+/// Settings of the TCP transport.
+#[derive(Debug, Clone, Copy)]
+pub struct TcpOptions {
+    /// How long a client that vanished (no acknowledgement, no keep-alive answer) keeps the
+    /// connection before it is dropped.
+    pub timeout: Duration,
+}
+
+impl Default for TcpOptions {
+    fn default() -> Self {
+        TcpOptions {
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
 
 /// Reads a `--listen` value: `PORT`, `:PORT` (both on 127.0.0.1), `HOST:PORT` or `[V6]:PORT`.
 /// Host names are resolved; the first address is taken.
@@ -72,27 +106,35 @@ impl std::fmt::Debug for TcpSink {
 }
 
 impl TcpSink {
-    /// Takes `stream` as the current client unless one is connected; `false` if one is.
-    fn connect(&self, stream: &TcpStream) -> io::Result<bool> {
+    /// Makes `stream` the current client: returns its connection number and the client it
+    /// replaces, if any.
+    fn take_over(&self, stream: &TcpStream) -> io::Result<(u64, Option<TcpStream>)> {
         let mut link = self
             .link
             .lock()
             .map_err(|_| io::Error::other("tcp link lock poisoned"))?;
-        if link.stream.is_some() {
-            return Ok(false);
-        }
-        link.stream = Some(stream.try_clone()?);
+        let old = link.stream.replace(stream.try_clone()?);
         link.generation += 1;
-        Ok(true)
+        Ok((link.generation, old))
     }
 
-    fn disconnect(&self) {
+    /// Closes connection `generation` if it is still the current one.
+    fn disconnect(&self, generation: u64) {
         if let Ok(mut link) = self.link.lock() {
-            if let Some(s) = link.stream.take() {
-                s.shutdown(Shutdown::Both).ok();
+            if link.generation == generation {
+                if let Some(s) = link.stream.take() {
+                    s.shutdown(Shutdown::Both).ok();
+                }
             }
-            link.generation += 1;
         }
+    }
+
+    /// Whether connection `generation` is still the current one.
+    fn is_current(&self, generation: u64) -> bool {
+        self.link
+            .lock()
+            .map(|l| l.generation == generation && l.stream.is_some())
+            .unwrap_or(false)
     }
 
     /// A handle of the current client and its generation.
@@ -113,11 +155,18 @@ impl TcpSink {
 
 impl LineSink for TcpSink {
     fn send_line(&mut self, line: &str) -> io::Result<()> {
+        self.send_line_to(line, None).map(|_| ())
+    }
+
+    fn send_line_to(&mut self, line: &str, session: Option<u64>) -> io::Result<Sent> {
+        let (g, mut stream) = self.handle()?;
+        if session.is_some_and(|s| s != g) {
+            return Ok(Sent::Stale);
+        }
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
         let (generation, mut done) = self.progress;
-        let (g, mut stream) = self.handle()?;
         if g != generation {
             done = 0;
         }
@@ -133,46 +182,81 @@ impl LineSink for TcpSink {
             }
         };
         self.progress = (g, if result.is_ok() { 0 } else { done });
-        result.map_err(|e| match e.kind() {
-            // The client has gone, not the output: the next client gets the line.
+        result.map(|()| Sent::Written).map_err(|e| match e.kind() {
+            // The client has gone, not the output. (A write time-out is `WouldBlock`; `TimedOut`
+            // is the kernel giving up on the peer: TCP_USER_TIMEOUT.)
             io::ErrorKind::BrokenPipe
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::WriteZero => io::Error::new(io::ErrorKind::NotConnected, e),
+            | io::ErrorKind::TimedOut
+            | io::ErrorKind::WriteZero => {
+                if self.is_current(g) {
+                    tracing::warn!("client lost ({e}): connection {g} dropped");
+                }
+                self.disconnect(g);
+                io::Error::new(io::ErrorKind::NotConnected, e)
+            }
             _ => e,
         })
     }
 }
 
 /// Accepts clients on `listener` for ever and reads the current one's lines, handing them to
-/// `deliver`, until `deliver` returns false. Clients beyond the first get [`BUSY_LINE`].
-pub fn pump_tcp(listener: TcpListener, sink: &TcpSink, deliver: &mut dyn FnMut(Input) -> bool) {
-    let (tx, rx) = std::sync::mpsc::channel::<TcpStream>();
+/// `deliver` (each connection starts with [`Input::Connected`]), until `deliver` returns false.
+/// A new client takes over from the current one. When a client ends its input, `flow` (the
+/// daemon's, when given) is waited on until every request read from it is answered and written.
+pub fn pump_tcp(
+    listener: TcpListener,
+    sink: &TcpSink,
+    options: TcpOptions,
+    flow: Option<FlowControl>,
+    deliver: &mut dyn FnMut(Input) -> bool,
+) {
+    let (tx, rx) = std::sync::mpsc::channel::<(u64, TcpStream)>();
     let accepting = sink.clone();
     let spawned = std::thread::Builder::new()
         .name("accept".into())
-        .spawn(move || accept_loop(&listener, &accepting, &tx));
+        .spawn(move || accept_loop(&listener, &accepting, options, &tx));
     if let Err(e) = spawned {
         deliver(Input::Fatal(format!("cannot start the accept thread: {e}")));
         return;
     }
-    while let Ok(stream) = rx.recv() {
+    while let Ok((generation, stream)) = rx.recv() {
         let peer = peer_name(&stream);
-        tracing::info!("client {peer} connected");
-        let mut reader = LineReader::new(&stream).dropping_unterminated();
+        tracing::info!("client {peer} connected (connection {generation})");
+        if !deliver(Input::Connected(generation)) {
+            return;
+        }
+        let mut reader = LineReader::new(&stream).for_connection();
         let mut keep_going = true;
         let result = reader.pump(&mut |input| {
             keep_going = deliver(input);
             keep_going
         });
-        sink.disconnect();
         if !keep_going {
+            sink.disconnect(generation);
             return;
         }
         match result {
-            Ok(()) => tracing::info!("client {peer} disconnected; game kept, waiting for the next"),
+            Ok(()) if sink.is_current(generation) => {
+                // Closed or half-closed: what it asked is answered first.
+                let written = flow.as_ref().is_none_or(|f| {
+                    f.wait_drained(DRAIN_PATIENCE, &|| !sink.is_current(generation))
+                });
+                tracing::info!(
+                    "client {peer} ended its input{}; game kept, waiting for the next",
+                    if written {
+                        ""
+                    } else {
+                        " (some replies could not be written)"
+                    }
+                );
+            }
+            // Closed by the daemon: taken over, or lost on a write (logged there).
+            Ok(()) => tracing::info!("client {peer} closed; game kept"),
             Err(e) => tracing::warn!("client {peer} lost ({e}); game kept, waiting for the next"),
         }
+        sink.disconnect(generation);
     }
 }
 
@@ -186,10 +270,11 @@ fn peer_name(stream: &TcpStream) -> String {
 fn accept_loop(
     listener: &TcpListener,
     sink: &TcpSink,
-    clients: &std::sync::mpsc::Sender<TcpStream>,
+    options: TcpOptions,
+    clients: &std::sync::mpsc::Sender<(u64, TcpStream)>,
 ) {
     for stream in listener.incoming() {
-        let mut stream = match stream {
+        let stream = match stream {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!("accepting a client failed: {e}");
@@ -199,33 +284,32 @@ fn accept_loop(
             }
         };
         stream.set_nodelay(true).ok();
-        keepalive(&stream);
+        dead_peer_timeouts(&stream, options.timeout);
         stream.set_write_timeout(Some(WRITE_TIMEOUT)).ok();
-        match sink.connect(&stream) {
-            Ok(true) => {
-                if clients.send(stream).is_err() {
+        let peer = peer_name(&stream);
+        match sink.take_over(&stream) {
+            Ok((generation, old)) => {
+                if let Some(mut old) = old {
+                    tracing::warn!("client {peer} takes over from client {}", peer_name(&old));
+                    old.write_all(format!("{}\n", taken_over_line(&peer)).as_bytes())
+                        .ok();
+                    old.shutdown(Shutdown::Both).ok();
+                }
+                if clients.send((generation, stream)).is_err() {
                     return;
                 }
             }
-            Ok(false) => {
-                tracing::warn!(
-                    "client {} refused: another client is connected",
-                    peer_name(&stream)
-                );
-                stream.write_all(format!("{BUSY_LINE}\n").as_bytes()).ok();
-                stream.flush().ok();
-                stream.shutdown(Shutdown::Both).ok();
-            }
-            Err(e) => tracing::warn!("cannot take client {}: {e}", peer_name(&stream)),
+            Err(e) => tracing::warn!("cannot take client {peer}: {e}"),
         }
     }
 }
 
-/// Turns on TCP keep-alive probes (after 10 s idle, every 5 s, 3 lost: about 25 s), so that a
-/// client that vanished without closing (a vision computer switched off, a cable pulled) frees
-/// the daemon for the next one.
+/// Makes a client that vanished without closing (a vision computer switched off, a cable
+/// pulled) give the connection up after about `timeout`: keep-alive probes while it is idle
+/// (after 2/5 of it, then every 1/5, 3 lost), and `TCP_USER_TIMEOUT` while data is in flight
+/// unacknowledged (keep-alive does not probe then).
 #[cfg(target_os = "linux")]
-fn keepalive(stream: &TcpStream) {
+fn dead_peer_timeouts(stream: &TcpStream, timeout: Duration) {
     use std::os::unix::io::AsRawFd;
     let fd = stream.as_raw_fd();
     let set = |level: libc::c_int, name: libc::c_int, value: libc::c_int| {
@@ -244,14 +328,17 @@ fn keepalive(stream: &TcpStream) {
             tracing::debug!("setsockopt {name}: {}", io::Error::last_os_error());
         }
     };
+    let secs = timeout.as_secs().clamp(1, 3600) as libc::c_int;
+    let ms = timeout.as_millis().clamp(1000, 3_600_000) as libc::c_int;
     set(libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1);
-    set(libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, 10);
-    set(libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, 5);
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, (secs * 2 / 5).max(1));
+    set(libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, (secs / 5).max(1));
     set(libc::IPPROTO_TCP, libc::TCP_KEEPCNT, 3);
+    set(libc::IPPROTO_TCP, libc::TCP_USER_TIMEOUT, ms);
 }
 
 #[cfg(not(target_os = "linux"))]
-fn keepalive(_: &TcpStream) {}
+fn dead_peer_timeouts(_: &TcpStream, _: Duration) {}
 
 #[cfg(test)]
 mod tests {

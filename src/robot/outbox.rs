@@ -8,14 +8,20 @@
 //!   or writes it whole again on a new device (see [`crate::robot::transport::SerialSink`]).
 //! - Final replies are never dropped. `info` lines are: when more than [`MAX_WAITING_INFO`] wait,
 //!   the oldest waiting one goes (counted and logged).
-//! - Memory stays bounded by flow control: while more than [`HIGH_WATER`] bytes of replies wait on
-//!   a link that is up but not read, [`FlowControl::wait_for_room`] holds the reader back (the
-//!   peer's writes then block in turn). While the link is down the reader is never held, so that it
-//!   can see the device go and come back.
+//! - Memory stays bounded by flow control ([`FlowControl::wait_for_room`], called by the reader
+//!   before it hands on each input): the reader is held back while [`MAX_UNANSWERED`] requests
+//!   are unanswered (read, but their final reply not queued yet: the daemon reports each with
+//!   [`Outbox::answered`]), and while more than [`HIGH_WATER`] bytes of replies (counting
+//!   [`LINE_OVERHEAD`] bytes of bookkeeping per line) wait on a link that is up but not read. The
+//!   peer's writes then block in turn. While the link is down the byte limit does not hold the
+//!   reader, so that it can see the device go and come back.
+//! - A line answers a connection (`session`, see [`crate::robot::transport::Input::Connected`])
+//!   or any link (`None`): a line whose connection has been replaced is dropped, never written to
+//!   the next one (the daemon keeps the last final reply for `repeat`).
 //! - A closed output (a pipe whose reader has gone: `BrokenPipe`) cannot come back: the queue is
 //!   dropped and the daemon is told, so that it exits.
 
-use crate::robot::transport::LineSink;
+use crate::robot::transport::{LineSink, Sent};
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -28,10 +34,22 @@ pub const MAX_WAITING_INFO: usize = 64;
 pub const HIGH_WATER: usize = 4 << 20;
 /// Wait between attempts when a write failed without waiting itself.
 pub const RETRY: Duration = Duration::from_millis(50);
+/// Requests read but not answered yet above which the reader is held back.
+pub const MAX_UNANSWERED: usize = 64;
+/// Bytes counted for each waiting line on top of its text: the queue entry and the allocation.
+pub const LINE_OVERHEAD: usize = 64;
 
 struct Waiting {
     text: String,
     is_final: bool,
+    session: Option<u64>,
+}
+
+impl Waiting {
+    /// The memory it is counted for.
+    fn cost(&self) -> usize {
+        self.text.capacity() + LINE_OVERHEAD
+    }
 }
 
 #[derive(Default)]
@@ -39,6 +57,10 @@ struct Queue {
     lines: VecDeque<Waiting>,
     bytes: usize,
     infos: usize,
+    /// Requests handed to the daemon whose final reply is not queued yet.
+    unanswered: usize,
+    /// Lines dropped because their connection was replaced.
+    stale: u64,
     dropped_infos: u64,
     written: u64,
     /// No more lines will come: the writer ends when the queue is empty.
@@ -99,17 +121,54 @@ impl std::fmt::Debug for FlowControl {
 }
 
 impl FlowControl {
-    /// Returns when fewer than [`HIGH_WATER`] bytes wait, or the link is down or closed.
+    /// Returns when there is room for one more request: fewer than [`MAX_UNANSWERED`] are
+    /// unanswered and (while the link is up) fewer than [`HIGH_WATER`] bytes of replies wait, or
+    /// the output is closed; then counts one more unanswered request (every input handed to the
+    /// daemon is one, until it calls [`Outbox::answered`]).
     pub fn wait_for_room(&self) {
         let mut q = self.shared.lock();
         let mut logged = false;
-        while q.bytes > HIGH_WATER && !q.link_down && !q.closed && !q.abandoned {
-            if !logged {
+        loop {
+            if q.closed || q.abandoned {
+                break;
+            }
+            let full = q.bytes > HIGH_WATER && !q.link_down;
+            if !full && q.unanswered < MAX_UNANSWERED {
+                break;
+            }
+            if full && !logged {
                 tracing::warn!(
                     "{} bytes of replies wait to be read; reading paused until they are",
                     q.bytes
                 );
                 logged = true;
+            }
+            q = self.shared.wait_timeout(q, Duration::from_millis(100));
+        }
+        q.unanswered += 1;
+    }
+
+    /// Waits until every request handed on is answered and every reply written (or dropped),
+    /// however long a search takes; gives up when `gone` says so (checked every 100 ms), when the
+    /// output closes, or when writes have been failing with nothing moving for `patience`.
+    /// Returns whether everything was written.
+    pub fn wait_drained(&self, patience: Duration, gone: &dyn Fn() -> bool) -> bool {
+        let mut q = self.shared.lock();
+        let mut seen = (q.written, q.stale, q.unanswered);
+        let mut since = Instant::now();
+        loop {
+            if q.unanswered == 0 && q.lines.is_empty() {
+                return true;
+            }
+            if q.closed || q.abandoned || gone() {
+                return false;
+            }
+            let now = (q.written, q.stale, q.unanswered);
+            if now != seen {
+                seen = now;
+                since = Instant::now();
+            } else if q.failing && since.elapsed() >= patience {
+                return false;
             }
             q = self.shared.wait_timeout(q, Duration::from_millis(100));
         }
@@ -130,8 +189,9 @@ impl Outbox {
         Outbox { shared, writer }
     }
 
-    /// Queues a line (without its LF); never blocks on the output.
-    pub fn push(&self, text: String, is_final: bool) {
+    /// Queues a line (without its LF) for connection `session` (`None`: whatever link there is);
+    /// never blocks on the output.
+    pub fn push(&self, text: String, is_final: bool, session: Option<u64>) {
         let mut q = self.shared.lock();
         if q.closed {
             return;
@@ -140,7 +200,7 @@ impl Outbox {
             // The head may be half written: the oldest info line after it goes.
             if let Some(i) = q.lines.iter().skip(1).position(|l| !l.is_final) {
                 if let Some(old) = q.lines.remove(i + 1) {
-                    q.bytes -= old.text.len() + 1;
+                    q.bytes -= old.cost();
                     q.infos -= 1;
                     q.dropped_infos += 1;
                     if q.dropped_infos.is_power_of_two() {
@@ -152,11 +212,27 @@ impl Outbox {
                 }
             }
         }
-        q.bytes += text.len() + 1;
+        let line = Waiting {
+            text,
+            is_final,
+            session,
+        };
+        q.bytes += line.cost();
         if !is_final {
             q.infos += 1;
         }
-        q.lines.push_back(Waiting { text, is_final });
+        q.lines.push_back(line);
+        drop(q);
+        self.shared.changed.notify_all();
+    }
+
+    /// `n` requests have their final reply queued (see [`FlowControl::wait_for_room`]).
+    pub fn answered(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut q = self.shared.lock();
+        q.unanswered = q.unanswered.saturating_sub(n);
         drop(q);
         self.shared.changed.notify_all();
     }
@@ -213,14 +289,14 @@ impl Outbox {
 fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn FnOnce() + Send>) {
     let mut on_closed = Some(on_closed);
     loop {
-        let text = {
+        let (text, session) = {
             let mut q = shared.lock();
             loop {
                 if q.abandoned {
                     return;
                 }
                 if let Some(head) = q.lines.front() {
-                    break head.text.clone();
+                    break (head.text.clone(), head.session);
                 }
                 if q.closing {
                     return;
@@ -228,15 +304,29 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn F
                 q = shared.wait_timeout(q, Duration::from_secs(1));
             }
         };
-        let result = sink.send_line(&text);
+        let result = sink.send_line_to(&text, session);
         let mut q = shared.lock();
         match result {
-            Ok(()) => {
+            Ok(sent) => {
                 if let Some(done) = q.lines.pop_front() {
-                    q.bytes -= done.text.len() + 1;
+                    q.bytes -= done.cost();
                     if !done.is_final {
                         q.infos -= 1;
                     }
+                }
+                if sent == Sent::Stale {
+                    q.stale += 1;
+                    if q.stale.is_power_of_two() {
+                        tracing::info!(
+                            "'{}' answered a connection that has gone: not written to the next \
+                             ({} such lines so far; `repeat` gives the last final reply)",
+                            crate::robot::protocol::printable(&text),
+                            q.stale
+                        );
+                    }
+                    drop(q);
+                    shared.changed.notify_all();
+                    continue;
                 }
                 q.written += 1;
                 if q.failing {
@@ -334,9 +424,9 @@ mod tests {
             sink.down.store(true, Ordering::Relaxed);
             let out = Outbox::start(Box::new(sink.clone()), Box::new(|| {}));
             for i in 0..500 {
-                out.push(format!("pong {i}"), true);
+                out.push(format!("pong {i}"), true, None);
             }
-            out.push("move C1 D2".into(), true);
+            out.push("move C1 D2".into(), true, None);
             // It tries, fails, and keeps everything.
             eventually(|| sink.attempts.load(Ordering::Relaxed) >= 3);
             assert_eq!(out.waiting(), 501);
@@ -359,10 +449,10 @@ mod tests {
         let out = Outbox::start(Box::new(sink.clone()), Box::new(|| {}));
         let mut finals = Vec::new();
         for i in 0..1000 {
-            out.push(format!("info depth {i}"), false);
+            out.push(format!("info depth {i}"), false, None);
             if i % 10 == 0 {
                 let f = format!("pong {i}");
-                out.push(f.clone(), true);
+                out.push(f.clone(), true, None);
                 finals.push(f);
             }
         }
@@ -397,9 +487,9 @@ mod tests {
                 tx.send(()).ok();
             }),
         );
-        out.push("pong".into(), true);
+        out.push("pong".into(), true, None);
         rx.recv_timeout(Duration::from_secs(30)).unwrap();
-        out.push("pong".into(), true);
+        out.push("pong".into(), true, None);
         assert_eq!(out.waiting(), 0);
         assert_eq!(out.finish(Duration::from_secs(1)), 0);
         assert!(rx.try_recv().is_err());
@@ -410,7 +500,7 @@ mod tests {
         let sink = Flaky::default();
         sink.down.store(true, Ordering::Relaxed);
         let out = Outbox::start(Box::new(sink.clone()), Box::new(|| {}));
-        out.push("move C1 D2".into(), true);
+        out.push("move C1 D2".into(), true, None);
         assert_eq!(out.finish(Duration::from_millis(200)), 1);
     }
 
@@ -425,7 +515,7 @@ mod tests {
         let flow = out.flow_control();
         let big = "x".repeat(1 << 16);
         for _ in 0..(HIGH_WATER >> 16) + 2 {
-            out.push(big.clone(), true);
+            out.push(big.clone(), true, None);
         }
         let released = Arc::new(AtomicBool::new(false));
         let r = Arc::clone(&released);

@@ -42,8 +42,9 @@ const MAX_N: usize = 12;
 pub enum Command {
     /// `hello`: identify.
     Hello,
-    /// `ping`: answer `pong`.
-    Ping,
+    /// `ping [TOKEN]`: answer `pong [TOKEN]` (a barrier: every reply to an earlier request comes
+    /// before it).
+    Ping(Option<String>),
     /// `stop`: stop the search now.
     Stop,
     /// `quit`: end the daemon.
@@ -70,6 +71,9 @@ pub enum Command {
     Analyse {
         /// How many moves (lines).
         lines: usize,
+        /// `analyse N infinite`: no time or depth limit; it runs until `stop` (or the deepest
+        /// depth).
+        infinite: bool,
         /// The position, or `None` for the game's current position.
         setup: Option<Setup>,
     },
@@ -263,11 +267,13 @@ pub enum ErrorCode {
     BadPdn,
     /// `hint` when it is not the person's turn.
     NotPersonsTurn,
+    /// Written to a TCP client whose connection another client took over, before it is closed.
+    TakenOver,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::Syntax,
         ErrorCode::UnknownCommand,
         ErrorCode::BadBoard,
@@ -286,6 +292,7 @@ impl ErrorCode {
         ErrorCode::IllegalMove,
         ErrorCode::BadPdn,
         ErrorCode::NotPersonsTurn,
+        ErrorCode::TakenOver,
     ];
 
     /// The protocol word.
@@ -309,6 +316,7 @@ impl ErrorCode {
             ErrorCode::IllegalMove => "illegal-move",
             ErrorCode::BadPdn => "bad-pdn",
             ErrorCode::NotPersonsTurn => "not-persons-turn",
+            ErrorCode::TakenOver => "taken-over",
         }
     }
 
@@ -358,6 +366,30 @@ fn syntax(msg: impl Into<String>) -> ProtocolError {
 
 fn bad_option(msg: impl Into<String>) -> ProtocolError {
     ProtocolError::new(ErrorCode::BadOption, msg)
+}
+
+/// The characters that separate words: space and tab only.
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// The longest `ping` token.
+pub const MAX_TOKEN: usize = 64;
+
+/// Reads a `ping` token: 1 to [`MAX_TOKEN`] letters, digits, `-`, `_`, `.` or `:`.
+fn parse_token(word: &str) -> Result<String, ProtocolError> {
+    let ok = (1..=MAX_TOKEN).contains(&word.len())
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b));
+    if ok {
+        Ok(word.to_string())
+    } else {
+        Err(syntax(format!(
+            "a ping token is 1 to {MAX_TOKEN} letters, digits, '-', '_', '.' or ':', not '{}'",
+            clip(word)
+        )))
+    }
 }
 
 fn parse_side(word: &str) -> Result<Side, ProtocolError> {
@@ -544,11 +576,17 @@ impl Command {
     /// Reads a request line (without its terminator). `Ok(None)` for a blank or comment line,
     /// which gets no reply.
     pub fn parse(line: &str) -> Result<Option<Command>, ProtocolError> {
-        let line = line.trim();
+        let line = line.trim_matches(is_blank);
+        if let Some(c) = line.chars().find(|&c| !is_blank(c) && c.is_whitespace()) {
+            return Err(syntax(format!(
+                "only spaces and tabs separate words; the line holds {}",
+                printable(&c.to_string())
+            )));
+        }
         if line.is_empty() || line.starts_with('#') {
             return Ok(None);
         }
-        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        let words: Vec<&str> = line.split(is_blank).filter(|w| !w.is_empty()).collect();
         let Some((&head, args)) = words.split_first() else {
             return Ok(None);
         };
@@ -564,10 +602,11 @@ impl Command {
                 expect(0, "hello")?;
                 Command::Hello
             }
-            "ping" => {
-                expect(0, "ping")?;
-                Command::Ping
-            }
+            "ping" => match args {
+                [] => Command::Ping(None),
+                [token] => Command::Ping(Some(parse_token(token)?)),
+                _ => return Err(syntax("usage: ping [TOKEN]")),
+            },
             "stop" => {
                 expect(0, "stop")?;
                 Command::Stop
@@ -615,6 +654,10 @@ impl Command {
                 [n, rest @ ..] => {
                     let lines = crate::engine::bounds::parse_in("lines", n, &MULTIPV)
                         .map_err(|e| syntax(format!("analyse: {e}")))?;
+                    let (infinite, rest) = match rest {
+                        ["infinite", rest @ ..] => (true, rest),
+                        _ => (false, rest),
+                    };
                     let setup = match rest {
                         [] => None,
                         // Analysis has no use for a history: only a position.
@@ -622,16 +665,20 @@ impl Command {
                             s @ (Setup::Rows { .. } | Setup::Fen(_) | Setup::Start(_)) => Some(s),
                             _ => {
                                 return Err(syntax(
-                                    "usage: analyse N [ROWS SIDE | fen FEN | start SIDE]",
+                                    "usage: analyse N [infinite] [ROWS SIDE | fen FEN | start SIDE]",
                                 ))
                             }
                         },
                     };
-                    Command::Analyse { lines, setup }
+                    Command::Analyse {
+                        lines,
+                        infinite,
+                        setup,
+                    }
                 }
                 _ => {
                     return Err(syntax(
-                        "usage: analyse N [ROWS SIDE | fen FEN | start SIDE]",
+                        "usage: analyse N [infinite] [ROWS SIDE | fen FEN | start SIDE]",
                     ))
                 }
             },
@@ -660,7 +707,8 @@ impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Command::Hello => f.write_str("hello"),
-            Command::Ping => f.write_str("ping"),
+            Command::Ping(None) => f.write_str("ping"),
+            Command::Ping(Some(token)) => write!(f, "ping {token}"),
             Command::Stop => f.write_str("stop"),
             Command::Quit => f.write_str("quit"),
             Command::Repeat => f.write_str("repeat"),
@@ -671,11 +719,20 @@ impl fmt::Display for Command {
             Command::Position(setup) => write!(f, "position {setup}"),
             Command::Board { rows, side } => write!(f, "board {rows} {side}"),
             Command::Options => f.write_str("options"),
-            Command::Analyse { lines, setup: None } => write!(f, "analyse {lines}"),
             Command::Analyse {
                 lines,
-                setup: Some(setup),
-            } => write!(f, "analyse {lines} {setup}"),
+                infinite,
+                setup,
+            } => {
+                write!(f, "analyse {lines}")?;
+                if *infinite {
+                    f.write_str(" infinite")?;
+                }
+                match setup {
+                    Some(setup) => write!(f, " {setup}"),
+                    None => Ok(()),
+                }
+            }
             Command::Hint => f.write_str("hint"),
             Command::TakeBack => f.write_str("takeback"),
         }
@@ -871,8 +928,8 @@ pub enum Reply {
     },
     /// `ok`.
     Ok,
-    /// `pong`.
-    Pong,
+    /// `pong [TOKEN]`: the answer to `ping [TOKEN]`, with its token.
+    Pong(Option<String>),
     /// `bye`.
     Bye,
     /// `unchanged`: nothing to do, the opponent is to move.
@@ -950,7 +1007,8 @@ impl Reply {
         };
         Ok(match (head, args) {
             ("ok", []) => Reply::Ok,
-            ("pong", []) => Reply::Pong,
+            ("pong", []) => Reply::Pong(None),
+            ("pong", [token]) => Reply::Pong(Some(parse_token(token).map_err(|_| bad())?)),
             ("bye", []) => Reply::Bye,
             ("unchanged", []) => Reply::Unchanged,
             ("wait", [class, list, ..]) => {
@@ -1117,7 +1175,8 @@ impl fmt::Display for Reply {
                 printable(version)
             ),
             Reply::Ok => f.write_str("ok"),
-            Reply::Pong => f.write_str("pong"),
+            Reply::Pong(None) => f.write_str("pong"),
+            Reply::Pong(Some(token)) => write!(f, "pong {token}"),
             Reply::Bye => f.write_str("bye"),
             Reply::Unchanged => f.write_str("unchanged"),
             Reply::Wait { stage, message } => {
@@ -1195,6 +1254,7 @@ mod tests {
         for line in [
             "hello",
             "ping",
+            "ping 7f3a-1",
             "stop",
             "quit",
             "set movetime 250",
@@ -1224,6 +1284,8 @@ mod tests {
             "analyse 1 _b_b/____/____/p_p_ p",
             "analyse 2 fen B:W21,22:B1,K2",
             "analyse 2 start b",
+            "analyse 3 infinite",
+            "analyse 1 infinite start b",
             "position start p",
             "position start b moves 11-15 23-19",
             "position _b_b/____/____/p_p_ b moves A1-B2 D2-C1",
@@ -1250,7 +1312,21 @@ mod tests {
     fn bad_commands_get_their_codes() {
         let code = |l: &str| Command::parse(l).unwrap_err().code;
         assert_eq!(code("jump"), ErrorCode::UnknownCommand);
-        assert_eq!(code("ping now"), ErrorCode::Syntax);
+        assert_eq!(code("ping now later"), ErrorCode::Syntax);
+        assert_eq!(code("ping a/b"), ErrorCode::Syntax);
+        for blank in ["\u{b}", "\u{c}", "\u{a0}", "\u{3000}"] {
+            assert_eq!(code(blank), ErrorCode::Syntax, "{blank:?}");
+            assert_eq!(
+                code(&format!("ping{blank}x")),
+                ErrorCode::Syntax,
+                "{blank:?}"
+            );
+        }
+        assert_eq!(Command::parse(" \t ").unwrap(), None);
+        assert_eq!(
+            Command::parse("\tping\t tok ").unwrap(),
+            Some(Command::Ping(Some("tok".into())))
+        );
         assert_eq!(code("board _b_b/____/____/p_p_"), ErrorCode::Syntax);
         assert_eq!(code("board _b_b/____/____/p_p_ x"), ErrorCode::Syntax);
         assert_eq!(code("set movetime soon"), ErrorCode::BadOption);
@@ -1276,6 +1352,7 @@ mod tests {
             "hello checkersbot 0.1.0 protocol 1",
             "ok",
             "pong",
+            "pong 7f3a-1",
             "bye",
             "unchanged",
             "move C1 D2",

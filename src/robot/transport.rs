@@ -41,9 +41,21 @@ pub enum Input {
     Bad(FrameError),
     /// The end of input.
     End,
+    /// A new TCP connection: the lines that follow come from it, and replies to them are written
+    /// to it only (never to a later connection).
+    Connected(u64),
     /// The input cannot be read and waiting will not help (a path that is not a terminal, a
     /// device the user may not open): the daemon ends with exit status 2 and this message.
     Fatal(String),
+}
+
+/// Whether a read error is worth a retry: an interruption, or a time-out unless `timeouts_fatal`.
+fn retryable(e: &io::Error, timeouts_fatal: bool) -> bool {
+    match e.kind() {
+        io::ErrorKind::Interrupted => true,
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => !timeouts_fatal,
+        _ => false,
+    }
 }
 
 /// Splits a byte stream into lines with bounded memory.
@@ -54,13 +66,9 @@ pub struct LineReader<R> {
     len: usize,
     /// Drop a last line without LF at the end of input (a connection that closed mid-line).
     drop_unterminated: bool,
-}
-
-fn retryable(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::Interrupted | io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
-    )
+    /// A time-out is an error, not a retry (a socket without a read time-out: the kernel gave up
+    /// on the connection).
+    timeouts_fatal: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -71,13 +79,16 @@ impl<R: Read> LineReader<R> {
             line: Vec::with_capacity(256),
             len: 0,
             drop_unterminated: false,
+            timeouts_fatal: false,
         }
     }
 
-    /// The same reader, but a last line without LF at the end of input is dropped rather than
-    /// delivered (over a network connection it was cut by the disconnection).
-    pub fn dropping_unterminated(mut self) -> Self {
+    /// Over a network connection: a last line without LF at the end of input is dropped rather
+    /// than delivered (it was cut by the disconnection), and a read that times out ends the
+    /// connection (no read time-out is set, so it is the kernel giving up on the peer).
+    pub fn for_connection(mut self) -> Self {
         self.drop_unterminated = true;
+        self.timeouts_fatal = true;
         self
     }
 
@@ -115,7 +126,7 @@ impl<R: Read> LineReader<R> {
         loop {
             let buf = match self.inner.fill_buf() {
                 Ok(b) => b,
-                Err(e) if retryable(&e) => continue,
+                Err(e) if retryable(&e, self.timeouts_fatal) => continue,
                 Err(e) => return Err(e),
             };
             if buf.is_empty() {
@@ -165,10 +176,28 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// What became of a line given to [`LineSink::send_line_to`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sent {
+    /// Written.
+    Written,
+    /// Not written, and never to be: it answers a connection that is no longer the current one.
+    Stale,
+}
+
 /// Where protocol lines go: whole lines only.
 pub trait LineSink: Send {
     /// Writes one line and its LF, and flushes.
     fn send_line(&mut self, line: &str) -> io::Result<()>;
+
+    /// Writes a line that answers a request of connection `session` (see [`Input::Connected`]):
+    /// a sink with connections writes it only while that connection is the current one and
+    /// answers [`Sent::Stale`] once another has taken its place. `None`, and sinks without
+    /// connections, write it as [`LineSink::send_line`] does.
+    fn send_line_to(&mut self, line: &str, session: Option<u64>) -> io::Result<Sent> {
+        let _ = session;
+        self.send_line(line).map(|()| Sent::Written)
+    }
 }
 
 /// A sink over any writer (stdout, a pipe, a file).

@@ -186,3 +186,55 @@ pub fn take_lines(pending: &mut Vec<u8>) -> Vec<String> {
     }
     out
 }
+
+/// The daemon's resident memory, KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Writes `count` copies of `request` with `write` on a thread until done or blocked; returns
+/// the peak RSS of `pid` (KiB) seen while the writes progress and for 1.5 s after they end or
+/// stall, the requests written, and whether all were.
+pub fn peak_rss_under_flood(
+    pid: u32,
+    count: usize,
+    request: &'static [u8],
+    mut write: impl FnMut(&[u8]) -> bool + Send + 'static,
+) -> (u64, u64, bool) {
+    let sent = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (s, f) = (std::sync::Arc::clone(&sent), std::sync::Arc::clone(&done));
+    std::thread::spawn(move || {
+        let chunk: Vec<u8> = request.repeat(1000);
+        for _ in 0..count / 1000 {
+            if !write(&chunk) {
+                break;
+            }
+            s.fetch_add(1000, std::sync::atomic::Ordering::Relaxed);
+        }
+        f.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let mut peak = 0;
+    let mut last = (0, Instant::now());
+    let end = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < end {
+        peak = peak.max(rss_kib(pid));
+        let n = sent.load(std::sync::atomic::Ordering::Relaxed);
+        if n != last.0 {
+            last = (n, Instant::now());
+        } else if last.1.elapsed() > Duration::from_millis(1500) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (
+        peak,
+        sent.load(std::sync::atomic::Ordering::Relaxed),
+        done.load(std::sync::atomic::Ordering::Relaxed),
+    )
+}

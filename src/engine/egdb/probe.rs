@@ -98,10 +98,46 @@ fn decompressed_total(sizes: &[SizeDb]) -> usize {
         .sum()
 }
 
+/// Checks that every slice up to the most pieces found is there; if some are missing (a build
+/// that did not finish, a file removed), warns once with the first missing slice and uses the
+/// database only up to the piece count below it, so that no probe falls into the gap.
+fn limit_to_complete(db: &mut SizeDb, size: BoardSize, dir: &Path) {
+    let missing: Vec<SliceKey> = SliceKey::all(size, db.max_pieces)
+        .into_iter()
+        .filter(|k| db.slot.get(k.slot()).is_none_or(|&s| s == u32::MAX))
+        .collect();
+    let Some(fewest) = missing.iter().map(SliceKey::pieces).min() else {
+        return;
+    };
+    let first = missing
+        .iter()
+        .find(|k| k.pieces() == fewest)
+        .map_or_else(String::new, |k| k.to_string());
+    tracing::warn!(
+        "{}: {} slice files of the {size} endgame database are missing (the first: {first}, {}); \
+         it is used only up to {} pieces (run `checkersbot egdb build` again to complete it)",
+        dir.display(),
+        missing.len(),
+        first_file(&missing, fewest),
+        fewest - 1
+    );
+    db.max_pieces = fewest - 1;
+}
+
+/// The file name of the first missing slice with `pieces` pieces.
+fn first_file(missing: &[SliceKey], pieces: u32) -> String {
+    missing
+        .iter()
+        .find(|k| k.pieces() == pieces)
+        .map_or_else(String::new, SliceKey::file_name)
+}
+
 impl Egdb {
     /// Opens every slice under `dir` (`dir/NxN/*.cbdb`), keeping at most `cache_mb` MiB of
     /// decompressed blocks in memory. A damaged header is an error naming the file; damaged blocks
-    /// are found when read (the probe then answers "unknown" and a warning is logged).
+    /// are found when read (the probe then answers "unknown" and a warning is logged), as are
+    /// blocks a file no longer holds (it shrank under the running program). Missing slices are
+    /// reported here (a warning), and the database is then used below the fewest pieces missing.
     pub fn open(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
         let mut sizes = Vec::new();
         let mut any = false;
@@ -135,6 +171,7 @@ impl Egdb {
                     db.slices.push(f);
                     any = true;
                 }
+                limit_to_complete(&mut db, size, &sdir);
             }
             sizes.push(db);
         }

@@ -33,6 +33,10 @@
 //! the build, which rewrites such files in the current version; probing refuses it with a message
 //! saying so. A file is written under a temporary name and renamed, so a slice file is either complete
 //! or absent; what is read is checked, so a damaged file is refused with the reason.
+//!
+//! Slice files are read with positioned reads (`pread`) of the open file, never mapped: a file
+//! that shrinks or is replaced under a running program gives a read error for the blocks it no
+//! longer holds (the probe then answers "unknown" and logs a warning), never a fault.
 
 use super::code;
 use super::index::SliceKey;
@@ -319,7 +323,7 @@ pub struct SliceFile {
     /// One bit a block: its checksum has been checked (a block is checked the first time it is
     /// read, not every time the cache has dropped it: the check costs as much as decompressing).
     checked: Vec<AtomicU64>,
-    map: memmap2::Mmap,
+    file: File,
 }
 
 fn u64_at(b: &[u8], at: usize) -> u64 {
@@ -337,18 +341,27 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
 impl SliceFile {
     /// Opens a slice file and checks its header (each block is checked when first read).
     pub fn open(path: &Path) -> Result<SliceFile, EgdbError> {
+        use std::os::unix::fs::FileExt;
         let bad = |why: String| EgdbError::Corrupt(path.to_path_buf(), why);
-        let file = File::open(path).map_err(|e| EgdbError::Io(path.to_path_buf(), e))?;
-        // Safety: the file is only read; databases are written once under a temporary name and
-        // renamed, never changed in place. A file changed by someone else while mapped reads as
-        // damaged blocks (each block's checksum is checked when it is first read) or, at worst,
-        // wrong values.
-        let map = unsafe { memmap2::Mmap::map(&file) }
-            .map_err(|e| EgdbError::Io(path.to_path_buf(), e))?;
-        let b: &[u8] = &map;
-        if b.len() < FIXED + 8 {
-            return Err(bad(format!("{} bytes is too short for a header", b.len())));
+        let io = |e| EgdbError::Io(path.to_path_buf(), e);
+        let file = File::open(path).map_err(io)?;
+        let file_bytes = file.metadata().map_err(io)?.len();
+        if file_bytes < (FIXED + 8) as u64 {
+            return Err(bad(format!("{file_bytes} bytes is too short for a header")));
         }
+        let mut fixed = vec![0u8; FIXED];
+        file.read_exact_at(&mut fixed, 0).map_err(io)?;
+        let nblocks = u32_at(&fixed, 80) as usize;
+        let table_end = FIXED.saturating_add(nblocks.saturating_mul(16));
+        if file_bytes < table_end as u64 + 8 {
+            return Err(bad("truncated block table".into()));
+        }
+        // The header and block table, checked below.
+        let mut b = fixed;
+        b.resize(table_end + 8, 0);
+        file.read_exact_at(&mut b[FIXED..], FIXED as u64)
+            .map_err(io)?;
+        let b: &[u8] = &b;
         if &b[0..4] != MAGIC {
             return Err(bad("not an endgame database slice (no CBDB magic)".into()));
         }
@@ -369,12 +382,7 @@ impl SliceFile {
         if !key.is_valid() {
             return Err(bad(format!("impossible slice {key:?}")));
         }
-        let nblocks = u32_at(b, 80) as usize;
         let block_entries = u32_at(b, 76) as usize;
-        let table_end = FIXED + nblocks * 16;
-        if b.len() < table_end + 8 {
-            return Err(bad("truncated block table".into()));
-        }
         let sum = u64_at(b, table_end);
         if fnv1a(&b[..table_end], FNV_START) != sum {
             return Err(bad("header checksum mismatch".into()));
@@ -420,7 +428,7 @@ impl SliceFile {
                 len: u32_at(b, at + 8),
                 checksum: u32_at(b, at + 12),
             };
-            if r.offset.saturating_add(r.len as u64) > b.len() as u64 {
+            if r.offset.saturating_add(r.len as u64) > file_bytes {
                 return Err(bad(format!("block {i} lies past the end of the file")));
             }
             blocks.push(r);
@@ -428,12 +436,12 @@ impl SliceFile {
         Ok(SliceFile {
             header,
             path: path.to_path_buf(),
-            file_bytes: b.len() as u64,
+            file_bytes,
             checked: (0..blocks.len().div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
             blocks,
-            map,
+            file,
         })
     }
 
@@ -462,12 +470,34 @@ impl SliceFile {
     /// [`SliceFile::read_block`] into a buffer (resized to the block; a buffer of the block's
     /// size is reused without allocating: the probe's cache passes the block it drops).
     pub fn read_block_into(&self, i: usize, out: &mut Vec<u8>) -> Result<(), EgdbError> {
+        use std::os::unix::fs::FileExt;
+        thread_local! {
+            static COMPRESSED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        let r = self
+            .blocks
+            .get(i)
+            .ok_or_else(|| EgdbError::Corrupt(self.path.clone(), format!("no block {i}")))?;
+        COMPRESSED.with_borrow_mut(|data| {
+            data.resize(r.len as usize, 0);
+            // A file that shrank under us: an error, not a fault.
+            self.file.read_exact_at(data, r.offset).map_err(|e| {
+                EgdbError::Corrupt(
+                    self.path.clone(),
+                    format!("block {i} cannot be read ({e}); was the file changed?"),
+                )
+            })?;
+            self.decode_block(i, data, out)
+        })
+    }
+
+    /// Checks (the first time) and decompresses block `i`, whose compressed bytes are `data`.
+    fn decode_block(&self, i: usize, data: &[u8], out: &mut Vec<u8>) -> Result<(), EgdbError> {
         let bad = |why: String| EgdbError::Corrupt(self.path.clone(), why);
         let r = self
             .blocks
             .get(i)
             .ok_or_else(|| bad(format!("no block {i}")))?;
-        let data = &self.map[r.offset as usize..(r.offset + r.len as u64) as usize];
         let (word, bit) = (&self.checked[i / 64], 1u64 << (i % 64));
         if word.load(Ordering::Relaxed) & bit == 0 {
             if checksum32(data) != r.checksum {
@@ -498,10 +528,17 @@ impl SliceFile {
 
     /// The slice's values decompressed, laid out by its encoding (checks every block).
     pub fn read_raw(&self) -> Result<Vec<u8>, EgdbError> {
+        use std::os::unix::fs::FileExt;
+        // The whole file in one read, then each block from it.
+        let mut file = vec![0u8; self.file_bytes as usize];
+        self.file
+            .read_exact_at(&mut file, 0)
+            .map_err(|e| EgdbError::Io(self.path.clone(), e))?;
         let mut out = Vec::with_capacity(self.decompressed_bytes());
         let mut buf = Vec::new();
-        for i in 0..self.blocks.len() {
-            self.read_block_into(i, &mut buf)?;
+        for (i, r) in self.blocks.iter().enumerate() {
+            let data = &file[r.offset as usize..(r.offset + r.len as u64) as usize];
+            self.decode_block(i, data, &mut buf)?;
             out.extend_from_slice(&buf);
         }
         Ok(out)
