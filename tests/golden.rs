@@ -123,3 +123,37 @@ fn spec_quotes_the_basics_example_as_replayed() {
         "protocol/PROTOCOL.md no longer quotes protocol/examples/basics.txt as it is"
     );
 }
+
+/// Every transcript the spec quotes (a fenced block of `> ` and `< ` lines) is a part of one of the
+/// examples the tests replay, word for word, so the spec cannot drift from what the daemon says.
+#[test]
+fn spec_transcripts_are_parts_of_replayed_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = std::fs::read_to_string(root.join("protocol/PROTOCOL.md")).unwrap_or_default();
+    let examples: Vec<String> = files("protocol/examples", "txt")
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_default())
+        .collect();
+    let blocks: Vec<&str> = spec
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .map(|b| b.strip_prefix('\n').unwrap_or(b))
+        .filter(|b| {
+            !b.is_empty()
+                && b.lines()
+                    .all(|l| l.starts_with("> ") || l.starts_with("< ") || l == ">")
+        })
+        .collect();
+    assert!(
+        blocks.len() >= 3,
+        "transcripts in the spec: {}",
+        blocks.len()
+    );
+    for block in blocks {
+        assert!(
+            examples.iter().any(|e| e.contains(block)),
+            "protocol/PROTOCOL.md quotes a transcript that no example in protocol/examples has:\n{block}"
+        );
+    }
+}

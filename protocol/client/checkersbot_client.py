@@ -23,13 +23,14 @@ could not take while it was down are kept by the daemon and arrive when it is ba
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 FINAL_WORDS = ("ok", "pong", "hello", "move", "unchanged", "wait", "gameover", "bye", "error",
-               "hint", "expect")
+               "hint", "expect", "status")
 # Lines that come before a final reply: search progress, the `options` list, `analyse` lines.
 INFO_WORDS = ("info", "option", "line")
 
@@ -107,6 +108,38 @@ class Reply:
             if parts[:2] == ["info", "opponent"]:
                 reply.opponent = Move.parse(parts[2:])
         return reply
+
+
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})|\\u\{([0-9a-fA-F]+)\}")
+
+
+def unescape(token: str) -> str:
+    """A value of a `status` line as it was: `\\x20` is a blank, `\\x5c` a backslash, `\\u{e9}`
+    an e with an acute accent (protocol/PROTOCOL.md, "Status")."""
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), token)
+
+
+def parse_status(line: str) -> Dict[str, Optional[str]]:
+    """Reads a `status KEY VALUE ... diagnosis TEXT` line into {key: value}; `none` becomes None.
+    Values are unescaped; `diagnosis` is the rest of the line. Keys this client does not know are
+    kept as they come (newer daemons may add some)."""
+    words = line.split(" ")
+    if not words or words[0] != "status":
+        raise ProtocolError(f"not a status line: {line!r}")
+    out: Dict[str, Optional[str]] = {}
+    i = 1
+    while i + 1 < len(words):
+        key = words[i]
+        if key == "diagnosis":
+            rest = " ".join(words[i + 1:])
+            out[key] = None if rest == "none" else rest
+            break
+        value = words[i + 1]
+        out[key] = None if value == "none" else unescape(value)
+        i += 2
+    if "state" not in out:
+        raise ProtocolError(f"a status line without state: {line!r}")
+    return out
 
 
 class _Lines:
@@ -235,6 +268,15 @@ class Client:
         """Takes back the person's last move and the bot's reply; `expect ROWS SIDE` says the
         board to restore."""
         return self.request("takeback")
+
+    def status(self) -> Dict[str, Optional[str]]:
+        """What the daemon believes, changing nothing: {"state": "person", "position": ROWS,
+        "side": "p", "expect": ROWS or None, "seen": ROWS or None, "plies": "3", ...,
+        "diagnosis": the last board's error or wait reply, or None}. See PROTOCOL.md, "Status"."""
+        reply = self.request("status")
+        if reply.kind != "status":
+            raise ProtocolError(reply.line)
+        return parse_status(reply.line)
 
     def quit(self) -> Reply:
         reply = self.request("quit")

@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
-from checkersbot_client import Client, Move, ProtocolError, Reply  # noqa: E402
+from checkersbot_client import Client, Move, ProtocolError, Reply, parse_status  # noqa: E402
 
 BIN = os.environ.get("CHECKERSBOT_BIN", str(ROOT / "target" / "release" / "checkersbot"))
 
@@ -37,6 +37,23 @@ class Parsing(unittest.TestCase):
     def test_error(self):
         r = Reply.parse("error arm-incomplete C1,D2: the arm has not completed move C1 D2", [])
         self.assertEqual((r.code, r.message.split(":")[0]), ("arm-incomplete", "C1,D2"))
+
+    def test_status_line(self):
+        line = ("status state arm size 4 side b position _b_b/____/____/p_p_ expect ___b/__b_/____/p_p_ "
+                "seen none plies 1 result ongoing clock off left none level hard style default "
+                "eval /tmp/my\\x20weights\\x5cx.cbev egdb none future 7 book none "
+                "diagnosis error arm-incomplete A1,B2: the arm has not completed move A1 B2")
+        st = parse_status(line)
+        self.assertEqual(st["state"], "arm")
+        self.assertEqual(st["expect"], "___b/__b_/____/p_p_")
+        self.assertIsNone(st["seen"])
+        self.assertEqual(st["eval"], "/tmp/my weights\\x.cbev")
+        self.assertEqual(st["future"], "7")
+        self.assertEqual(st["diagnosis"],
+                         "error arm-incomplete A1,B2: the arm has not completed move A1 B2")
+        self.assertEqual(Reply.parse(line, []).kind, "status")
+        with self.assertRaises(ProtocolError):
+            parse_status("status plies 3")
 
     def test_not_a_final_reply(self):
         with self.assertRaises(ProtocolError):
@@ -77,6 +94,14 @@ class AgainstTheDaemon(unittest.TestCase):
         self.assertEqual(hint.kind, "hint")
         self.assertEqual(len(hint.move.path), 2)
         self.assertEqual(bot.takeback().code, "nothing-to-take-back")
+        st = bot.status()
+        self.assertEqual((st["state"], st["side"], st["plies"]), ("person", "p", "0"))
+        self.assertEqual((st["position"], st["seen"], st["diagnosis"]), (start, start, None))
+        misread = start.replace("/________/________/", "/__p_____/________/")
+        self.assertEqual(bot.board(misread, "b").code, "illegal-transition")
+        st = bot.status()
+        self.assertEqual((st["position"], st["seen"]), (start, misread))
+        self.assertTrue(st["diagnosis"].startswith("error illegal-transition D2: misread"), st)
         bot.close()
 
     def test_full_game_gives_the_golden_replies(self):
@@ -92,7 +117,9 @@ class AgainstTheDaemon(unittest.TestCase):
         got = [bot.request(line).line for line in sent]
         bot.close()
         self.assertEqual(got, expected)
-        self.assertIn("gameover", got[-1] if got[-1] != "bye" else got[-2])
+        plays = [g for g in got if g != "bye" and not g.startswith("status ")]
+        self.assertIn("gameover", plays[-1])
+        self.assertEqual(parse_status(got[-2])["state"], "over")
 
     def test_vision_loop_example(self):
         out = subprocess.run(

@@ -29,6 +29,7 @@ use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
     Setup,
 };
+use crate::robot::status::{self, Observed};
 use crate::robot::tracking::{
     camera_grid, squares_list, Diagnosis, Next, Observation, Reading, Rejection, Tracker,
 };
@@ -283,6 +284,8 @@ pub struct Daemon {
     records: usize,
     /// The current game has been written (at its end).
     recorded: bool,
+    /// The last board and what it got, for `status`.
+    observed: Observed,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -362,6 +365,7 @@ impl Daemon {
             bot_moves: 0,
             records: 0,
             recorded: false,
+            observed: Observed::default(),
         })
     }
 
@@ -593,7 +597,23 @@ impl Daemon {
             }
             Command::NewGame(layout) => self.newgame(layout),
             Command::Position(setup) => self.position(setup),
-            Command::Board { rows, side } => self.board(&rows, side),
+            Command::Board { rows, side } => {
+                self.board(&rows, side);
+                // A search started: the board fit the game.
+                let reply = self.pending.is_none().then_some(self.last_final.as_deref());
+                self.observed.note(&rows, &self.settings, reply.flatten());
+            }
+            // Changes nothing, so it is answered at once, also while the engine thinks.
+            Command::Status => {
+                let report = status::report(
+                    &self.tracker,
+                    &self.settings,
+                    busy,
+                    self.clock_left,
+                    &self.observed,
+                );
+                self.send(&Reply::Status(Box::new(report)));
+            }
         }
     }
 
@@ -1017,6 +1037,7 @@ impl Daemon {
         self.recorded = false;
         self.settings.size = start.size();
         self.tracker.new_game(start);
+        self.observed = Observed::default();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -1031,6 +1052,7 @@ impl Daemon {
         self.recorded = false;
         self.settings.size = game.current().size();
         self.tracker.set_game(game);
+        self.observed = Observed::default();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);

@@ -7,6 +7,7 @@
 //! - [`network`]: the daemon over TCP, one client at a time;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
+//! - [`status`]: the `status` line: the tracked game and the settings, as plain data;
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together.
 
 pub mod daemon;
@@ -15,5 +16,6 @@ pub mod network;
 pub mod options;
 pub mod outbox;
 pub mod protocol;
+pub mod status;
 pub mod tracking;
 pub mod transport;

@@ -164,11 +164,13 @@ def full_game():
     s.send("set depth 4")
     s.send("set info final")
     s.send("newgame")
+    s.send("status")
     rows = START8
     s.board(rows, "p")
     rows, r = play(s, rows, first_pick, 200)
     s.note("The board after the bot's last move again: the game is over.")
     s.board(rows, "p")
+    s.send("status")
     s.close()
 
 
@@ -233,6 +235,7 @@ def game_over():
     s.note("The camera fires again: the same answer. A different board: the game is over.")
     s.board(rows, "b")
     s.board(apply(rows, ["H0", "G1"]), "b")
+    s.send("status")
     s.note("The bot takes the person's last piece; the board after it shows the end.")
     rows = rows_of({"C3": "b", "D4": "p", "A1": "b"})
     s.send(f"position {rows} b")
@@ -277,6 +280,8 @@ def misreads():
     g = parse(rows)
     g[6][3] = "_"
     s.board(line(g), "b")
+    s.note("status keeps the board seen and the diagnosis; the game is unchanged.")
+    s.send("status")
     s.note("Now the real move.")
     rows = apply(rows, ["F2", "E3"])
     r = final(s.board(rows, "b"))
@@ -318,6 +323,8 @@ def arm_failure():
     p1 = apply(rows, r[1:])
     s.note("The arm did nothing: the board is still the start.")
     s.board(rows, "p")
+    s.note("status: waiting for the arm, the board expected after the move, what was seen.")
+    s.send("status")
     s.note("The arm lifted the piece but has not put it down.")
     g = parse(rows)
     fr, fc = sq(r[1])
@@ -344,6 +351,7 @@ def arm_failure():
     s.board(line(g), "p")
     s.note("Put right: nothing to do.")
     s.board(p1, "p")
+    s.send("status")
     s.note("A double jump stopped half way: the piece on the middle square, one man not removed.")
     rows = rows_of({"B2": "b", "C3": "p", "E5": "p", "G1": "p", "A7": "b"})
     s.send(f"position {rows} b")
@@ -457,6 +465,8 @@ def rotated():
     g = parse(rows)
     g[7][0] = "_"
     s.board(line(g), "b")
+    s.note("status shows the board seen turned round, as the daemon reads it.")
+    s.send("status")
     s.close()
 
 
@@ -608,6 +618,8 @@ def takeback():
     rows, _ = play(s, rows, first_pick, 3)
     r = final(s.send("takeback"))
     rows = r[1]
+    s.note("status: the position taken back; the board seen is still the one before.")
+    s.send("status")
     s.note("The board put back: nothing to do; the person plays another move.")
     s.board(rows, "p")
     rows, _ = play(s, rows, lambda m, i: m[-1], 1)
