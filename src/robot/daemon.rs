@@ -24,6 +24,7 @@ use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::play::level::{choose_move, Level, Misstep, Style};
 use crate::rng::Rng;
 use crate::robot::options;
+use crate::robot::orientation::{self, Hint};
 use crate::robot::outbox::{FlowControl, Outbox};
 use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
@@ -1065,7 +1066,13 @@ impl Daemon {
         };
         let board = match camera_grid(rows, self.settings.rotated, reading.colour_only) {
             Ok(g) => g,
-            Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            Err(e) => {
+                let message = match self.orientation_hint(rows, side, reading, false) {
+                    Some(hint) => format!("{e}; {hint}"),
+                    None => e.to_string(),
+                };
+                return self.error(ErrorCode::BadBoard, message);
+            }
         };
         match self.tracker.observe(&board, side, reading) {
             Ok(Observation::Same(next)) => self.next(next),
@@ -1091,7 +1098,61 @@ impl Daemon {
                 self.new_game = true;
                 self.next(next);
             }
-            Err(rejection) => self.rejected(rejection),
+            Err(rejection) => {
+                let rejection = self.with_orientation_hint(rejection, rows, side, reading);
+                self.rejected(rejection)
+            }
+        }
+    }
+
+    /// Whether a board that failed as it stands reads right turned, mirrored or flipped.
+    fn orientation_hint(
+        &self,
+        rows: &str,
+        side: Side,
+        reading: Reading,
+        could_read: bool,
+    ) -> Option<Hint> {
+        orientation::hint(
+            &self.tracker,
+            rows,
+            side,
+            self.settings.rotated,
+            reading,
+            could_read,
+        )
+    }
+
+    /// A rejected board with the camera orientation help, where a turn makes it fit.
+    fn with_orientation_hint(
+        &self,
+        rejection: Rejection,
+        rows: &str,
+        side: Side,
+        reading: Reading,
+    ) -> Rejection {
+        match rejection {
+            Rejection::BadBoard(message) => match self.orientation_hint(rows, side, reading, false)
+            {
+                Some(hint) => Rejection::BadBoard(format!("{message}; {hint}")),
+                None => Rejection::BadBoard(message),
+            },
+            Rejection::IllegalTransition {
+                diffs,
+                why,
+                diagnosis,
+            } => {
+                let diagnosis = match self.orientation_hint(rows, side, reading, true) {
+                    Some(hint) if hint.fits() => Some(Box::new(Diagnosis::Orientation(hint))),
+                    _ => diagnosis,
+                };
+                Rejection::IllegalTransition {
+                    diffs,
+                    why,
+                    diagnosis,
+                }
+            }
+            other => other,
         }
     }
 

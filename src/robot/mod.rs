@@ -3,6 +3,7 @@
 //! - [`protocol`]: the daemon protocol's typed commands and replies, parsed from and printed to text;
 //! - [`diagnosis`]: what the person did when no legal move explains a board;
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
+//! - [`orientation`]: whether a failing board reads right turned, mirrored or flipped;
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
 //! - [`network`]: the daemon over TCP, one client at a time;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
@@ -14,6 +15,7 @@ pub mod daemon;
 pub mod diagnosis;
 pub mod network;
 pub mod options;
+pub mod orientation;
 pub mod outbox;
 pub mod protocol;
 pub mod status;

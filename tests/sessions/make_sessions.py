@@ -669,9 +669,47 @@ def history():
     s.close()
 
 
+def mirror(rows):
+    return "/".join(r[::-1] for r in rows.split("/"))
+
+
+def flip(rows):
+    return "/".join(rows.split("/")[::-1])
+
+
+def orientation():
+    s = Session("orientation")
+    s.note("A camera turned the wrong way: the error says which way and what to do.")
+    s.send("set depth 3")
+    s.send("set info off")
+    s.send("newgame")
+    s.note("The start seen from the bot's side (turned by 180 degrees), mirrored, upside down.")
+    s.board(rotate(START8), "p")
+    s.board(mirror(START8), "p")
+    s.board(flip(START8), "p")
+    s.send("status")
+    s.note("The fix for the first: rotated on; then the game goes on from the bot's side.")
+    s.send("set rotated on")
+    s.rotated = True
+    s.board(START8, "p")
+    rows, _ = play(s, START8, first_pick, 1)
+    s.note("Someone turned the camera back: boards come as they stand while rotated is on.")
+    s.rotated = False
+    s.board(apply(rows, legal(rows, "p")[0]), "b")
+    s.send("set rotated off")
+    s.note("An endgame with free back rows: a move seen turned round is no bad board, only an")
+    s.note("unexplained one; the class word says what it is.")
+    rows = rows_of({"C3": "b", "D6": "b", "F2": "p", "E5": "p"})
+    s.send(f"position {rows} p")
+    s.board(rotate(apply(rows, legal(rows, "p")[0])), "b")
+    s.note("Mirrored, it is a bad board that nothing fits: the daemon asks.")
+    s.board(mirror(rows_of({"C3": "b", "D6": "b", "F2": "p", "E7": "p"})), "b")
+    s.close()
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["full_game", "unchanged", "multi_jumps", "crowning", "game_over",
                              "misreads", "arm_failure", "garbage", "colour_only", "rotated", "fen",
-                             "diagnosis", "levels", "analysis", "takeback", "history"]
+                             "diagnosis", "levels", "analysis", "takeback", "history", "orientation"]
     for w in which:
         globals()[w]()
