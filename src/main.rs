@@ -41,6 +41,8 @@ enum Command {
     Egdb(cli::egdb::EgdbArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(cli::bench::BenchArgs),
+    /// Draw a board as an SVG picture (from rows, a FEN, a PDN game or a recorded session).
+    Render(cli::render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Egdb(args) => cli::egdb::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
+        Command::Render(args) => cli::render::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,6 +8,7 @@ pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod render;
 pub mod replay;
 pub mod search;
 pub mod selfplay;
