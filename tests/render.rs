@@ -581,3 +581,47 @@ fn the_render_command_draws_boards_from_every_source() {
         assert!(!ok && err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// The pictures in `docs/images/` are what the commands given in the docs draw.
+#[test]
+fn the_documentation_pictures_are_what_render_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
+    let seen = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p___p_p/p_p_p_p_";
+    let pictures: [(&str, Vec<&str>); 2] = [
+        ("coordinates.svg", vec!["--labels", "--board", start]),
+        (
+            "misread.svg",
+            vec![
+                "--compare",
+                start,
+                "--board",
+                seen,
+                "--side",
+                "p",
+                "--title",
+                "seen",
+            ],
+        ),
+    ];
+    for (name, args) in pictures {
+        let (ok, svg, err) = cli(&args);
+        assert!(ok, "{name}: {err}");
+        let path = root.join("docs/images").join(name);
+        if bless() {
+            std::fs::write(&path, &svg).expect("docs/images");
+            continue;
+        }
+        let kept = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            kept == svg,
+            "{} is not what render draws now (CHECKERSBOT_BLESS=1 to regenerate)",
+            path.display()
+        );
+    }
+    // The misread picture highlights the one square the daemon names, on both boards.
+    let svg = std::fs::read_to_string(root.join("docs/images/misread.svg")).unwrap_or_default();
+    let doc = parse_xml(&svg).expect("well formed");
+    let read = Reader::new(&doc);
+    assert_eq!(read.highlights(), vec![sq("G3", 8), sq("G3", 8)]);
+}
