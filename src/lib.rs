@@ -13,11 +13,14 @@
 //!   opponent, the random player);
 //! - [`learn`]: self-play training data and the trainer of the learned evaluation.
 //!
-//! [`rng`] is a small seeded generator shared by the layers that need repeatable randomness.
+//! [`rng`] is a small seeded generator shared by the layers that need repeatable randomness;
+//! [`render`] draws boards as SVG pictures (for the `render` command and web pages), from the
+//! rules layer's boards only.
 
 pub mod engine;
 pub mod learn;
 pub mod play;
+pub mod render;
 pub mod rng;
 pub mod robot;
 pub mod rules;

@@ -23,6 +23,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
         Command::Hub(args) => cli::hub::run(&args),
+        Command::Render(args) => cli::render::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

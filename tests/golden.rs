@@ -123,3 +123,5 @@ fn spec_quotes_the_basics_example_as_replayed() {
         "protocol/PROTOCOL.md no longer quotes protocol/examples/basics.txt as it is"
     );
 }
+
+// Every other transcript the spec quotes is replayed by `tests/docs.rs`.

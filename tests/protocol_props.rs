@@ -137,6 +137,7 @@ proptest! {
                 "board", "set", "newgame", "position", "fen", "move", "info", "error", "captures",
                 "crown", "depth", "score", "cp", "win", "pv", "p", "b", "A1", "Z9", "_b_b/____",
                 "B:W1:B2", "K", "-", "1-", "opponent", "accepted", "hello", "protocol",
+                "status", "state", "person", "plies", "seen", "diagnosis", "none", "\\x20",
             ]),
             0..8,
         )

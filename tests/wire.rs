@@ -70,7 +70,7 @@ fn each_move_arrives_within_movetime_plus_a_margin() {
 }
 
 #[test]
-fn ping_and_stop_are_answered_while_the_engine_thinks() {
+fn ping_status_and_stop_are_answered_while_the_engine_thinks() {
     let mut d = Daemon::start(&["--movetime", "5000", "--info", "off"]);
     assert_eq!(d.ask("newgame"), "ok");
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
@@ -79,6 +79,16 @@ fn ping_and_stop_are_answered_while_the_engine_thinks() {
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(d.ask("ping"), "pong");
     assert!(t.elapsed() < Duration::from_secs(2), "pong came late");
+    // status too, saying the bot is searching the position it was sent.
+    let status = d.ask("status");
+    assert!(
+        status.starts_with(&format!(
+            "status state search size 8 side b position {} expect none",
+            start.to_line()
+        )),
+        "{status}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "status came late");
     assert!(d
         .ask(&board_line(&start, Side::Bot))
         .starts_with("error busy"));

@@ -11,6 +11,7 @@ pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod render;
 pub mod replay;
 pub mod search;
 pub mod selfplay;
@@ -56,6 +57,8 @@ pub enum Command {
     Egdb(egdb::EgdbArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(bench::BenchArgs),
+    /// Draw a board as an SVG picture (from rows, a FEN, a PDN game or a recorded session).
+    Render(render::RenderArgs),
     /// Speak the Hub protocol (Scan's) on stdin/stdout, for draughts tools that drive Hub engines.
     Hub(hub::HubArgs),
 }

@@ -27,11 +27,13 @@ use crate::play::level::{choose_move, Level, Misstep, Style};
 use crate::rng::Rng;
 use crate::robot::files::{check_record_dir, read_regular, write_atomically};
 use crate::robot::options;
+use crate::robot::orientation::{self, Hint};
 use crate::robot::outbox::{FlowControl, Outbox};
 use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
     Setup,
 };
+use crate::robot::status::{self, Observed};
 use crate::robot::tracking::{
     camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
     Tracker,
@@ -362,6 +364,8 @@ pub struct Daemon {
     to: Option<u64>,
     /// The daemon's own event channel (loader threads answer on it).
     events: Sender<Event>,
+    /// The last board and what it got, for `status`.
+    observed: Observed,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -445,6 +449,7 @@ impl Daemon {
             session: None,
             to: None,
             events: own_events,
+            observed: Observed::default(),
         })
     }
 
@@ -719,7 +724,23 @@ impl Daemon {
             Command::TakeBack => self.take_back(),
             Command::NewGame(layout) => self.newgame(layout),
             Command::Position(setup) => self.position(setup),
-            Command::Board { rows, side } => self.board(&rows, side),
+            Command::Board { rows, side } => {
+                self.board(&rows, side);
+                // A search started: the board fit the game.
+                let reply = self.pending.is_none().then_some(self.last_final.as_deref());
+                self.observed.note(&rows, &self.settings, reply.flatten());
+            }
+            // Changes nothing, so it is answered at once, also while the engine thinks.
+            Command::Status => {
+                let report = status::report(
+                    &self.tracker,
+                    &self.settings,
+                    busy,
+                    self.clock_left,
+                    &self.observed,
+                );
+                self.send(&Reply::Status(Box::new(report)));
+            }
         }
     }
 
@@ -1292,6 +1313,7 @@ impl Daemon {
         self.recorded = false;
         self.settings.size = start.size();
         self.tracker.new_game(start);
+        self.observed = Observed::default();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -1306,6 +1328,7 @@ impl Daemon {
         self.recorded = false;
         self.settings.size = game.current().size();
         self.tracker.set_game(game);
+        self.observed = Observed::default();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -1318,7 +1341,13 @@ impl Daemon {
         };
         let board = match camera_grid(rows, self.settings.rotated, reading.colour_only) {
             Ok(g) => g,
-            Err(e) => return self.error(ErrorCode::BadBoard, e.to_string()),
+            Err(e) => {
+                let message = match self.orientation_hint(rows, side, reading, false) {
+                    Some(hint) => format!("{e}; {hint}"),
+                    None => e.to_string(),
+                };
+                return self.error(ErrorCode::BadBoard, message);
+            }
         };
         let start = self.start_grid();
         if self.tracker.starts_new_game(
@@ -1362,7 +1391,61 @@ impl Daemon {
                 self.new_game = true;
                 self.next(next);
             }
-            Err(rejection) => self.rejected(rejection),
+            Err(rejection) => {
+                let rejection = self.with_orientation_hint(rejection, rows, side, reading);
+                self.rejected(rejection)
+            }
+        }
+    }
+
+    /// Whether a board that failed as it stands reads right turned, mirrored or flipped.
+    fn orientation_hint(
+        &self,
+        rows: &str,
+        side: Side,
+        reading: Reading,
+        could_read: bool,
+    ) -> Option<Hint> {
+        orientation::hint(
+            &self.tracker,
+            rows,
+            side,
+            self.settings.rotated,
+            reading,
+            could_read,
+        )
+    }
+
+    /// A rejected board with the camera orientation help, where a turn makes it fit.
+    fn with_orientation_hint(
+        &self,
+        rejection: Rejection,
+        rows: &str,
+        side: Side,
+        reading: Reading,
+    ) -> Rejection {
+        match rejection {
+            Rejection::BadBoard(message) => match self.orientation_hint(rows, side, reading, false)
+            {
+                Some(hint) => Rejection::BadBoard(format!("{message}; {hint}")),
+                None => Rejection::BadBoard(message),
+            },
+            Rejection::IllegalTransition {
+                diffs,
+                why,
+                diagnosis,
+            } => {
+                let diagnosis = match self.orientation_hint(rows, side, reading, true) {
+                    Some(hint) if hint.fits() => Some(Box::new(Diagnosis::Orientation(hint))),
+                    _ => diagnosis,
+                };
+                Rejection::IllegalTransition {
+                    diffs,
+                    why,
+                    diagnosis,
+                }
+            }
+            other => other,
         }
     }
 

@@ -106,6 +106,9 @@ pub enum Diagnosis {
         /// Squares whose piece changed (colour or crown).
         changed: Vec<Coord>,
     },
+    /// The board fits the game once turned (the camera's picture is rotated, mirrored or upside
+    /// down): see [`crate::robot::orientation`].
+    Orientation(crate::robot::orientation::Hint),
     /// Nothing simpler fits.
     Unknown,
 }
@@ -125,6 +128,7 @@ impl Diagnosis {
             Diagnosis::TwoMoves { .. } => "two-moves",
             Diagnosis::CapturedPutBack(_) => "captured-put-back",
             Diagnosis::Misread { .. } => "misread",
+            Diagnosis::Orientation(_) => "orientation",
             Diagnosis::Unknown => "unexplained",
         }
     }
@@ -240,6 +244,7 @@ impl fmt::Display for Diagnosis {
                     parts.join(", ")
                 )
             }
+            Diagnosis::Orientation(hint) => write!(f, "{hint}"),
             Diagnosis::Unknown => write!(
                 f,
                 "no legal move by p leads from the expected position to this board"

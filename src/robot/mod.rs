@@ -4,10 +4,12 @@
 //! - [`diagnosis`]: what the person did when no legal move explains a board;
 //! - [`files`]: files named from the wire, checked before they are read or written;
 //! - [`tracking`]: game tracking as a pure state machine (a camera board in, an observation out);
+//! - [`orientation`]: whether a failing board reads right turned, mirrored or flipped;
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
 //! - [`network`]: the daemon over TCP, one client at a time;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
+//! - [`status`]: the `status` line: the tracked game and the settings, as plain data;
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together;
 //! - [`hub`]: the Hub protocol's positions, moves and lines, for `checkersbot hub`.
 
@@ -17,7 +19,9 @@ pub mod files;
 pub mod hub;
 pub mod network;
 pub mod options;
+pub mod orientation;
 pub mod outbox;
 pub mod protocol;
+pub mod status;
 pub mod tracking;
 pub mod transport;

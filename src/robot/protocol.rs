@@ -21,6 +21,7 @@ use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMEL
 use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::play::level::{Level, Style};
 use crate::robot::diagnosis::Stage;
+use crate::robot::status::StatusReport;
 use crate::robot::tracking::AutoNewGame;
 use crate::rules::any_size::MoveInfo;
 use crate::rules::game::Status;
@@ -81,6 +82,8 @@ pub enum Command {
     Hint,
     /// `takeback`: take back the person's last move and the bot's reply.
     TakeBack,
+    /// `status`: the tracked game and the settings, without changing anything.
+    Status,
 }
 
 /// The start layout of `newgame`.
@@ -650,6 +653,10 @@ impl Command {
                 expect(0, "takeback")?;
                 Command::TakeBack
             }
+            "status" => {
+                expect(0, "status")?;
+                Command::Status
+            }
             "analyse" | "analyze" => match args {
                 [n, rest @ ..] => {
                     let lines = crate::engine::bounds::parse_in("lines", n, &MULTIPV)
@@ -693,7 +700,7 @@ impl Command {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
                     format!(
-                        "'{}'; commands: hello ping set options newgame position board analyse hint takeback stop repeat quit",
+                        "'{}'; commands: hello ping set options newgame position board analyse hint takeback status stop repeat quit",
                         clip(head)
                     ),
                 ))
@@ -735,6 +742,7 @@ impl fmt::Display for Command {
             }
             Command::Hint => f.write_str("hint"),
             Command::TakeBack => f.write_str("takeback"),
+            Command::Status => f.write_str("status"),
         }
     }
 }
@@ -969,6 +977,8 @@ pub enum Reply {
         /// Side to move.
         side: Side,
     },
+    /// `status KEY VALUE ...`: the tracked game and the settings (see [`StatusReport`]).
+    Status(Box<StatusReport>),
     /// `error CODE MESSAGE`.
     Error {
         /// The code.
@@ -1075,6 +1085,7 @@ impl Reply {
                 rows: rows.to_string(),
                 side: Side::from_letter(side).ok_or_else(bad)?,
             },
+            ("status", _) => Reply::Status(Box::new(StatusReport::parse(line).ok_or_else(bad)?)),
             _ => return Err(bad()),
         })
     }
@@ -1211,6 +1222,7 @@ impl fmt::Display for Reply {
                 move_words(f, m)
             }
             Reply::Expect { rows, side } => write!(f, "expect {} {side}", printable(rows)),
+            Reply::Status(report) => write!(f, "{report}"),
             Reply::Error { code, message } => {
                 // One line of printable ASCII whatever the message holds.
                 write!(f, "error {code} {}", printable(message))
@@ -1280,6 +1292,7 @@ mod tests {
             "options",
             "hint",
             "takeback",
+            "status",
             "analyse 3",
             "analyse 1 _b_b/____/____/p_p_ p",
             "analyse 2 fen B:W21,22:B1,K2",
@@ -1342,6 +1355,7 @@ mod tests {
         assert_eq!(code("analyse 21"), ErrorCode::Syntax);
         assert_eq!(code("analyse 2 start b moves 11-15"), ErrorCode::Syntax);
         assert_eq!(code("hint now"), ErrorCode::Syntax);
+        assert_eq!(code("status now"), ErrorCode::Syntax);
         assert_eq!(code("set level expert"), ErrorCode::BadOption);
         assert_eq!(code("set style wild"), ErrorCode::BadOption);
     }
@@ -1378,6 +1392,9 @@ mod tests {
             "hint E3 C5 captures D4",
             "expect _b_b/____/____/p_p_ p",
             "error nothing-to-take-back the person has not moved in this game",
+            "status state nogame size none side none position none expect none seen none plies 0 \
+             result none clock off left none level hard style default eval learned egdb none \
+             book none diagnosis none",
         ] {
             let r = Reply::parse(line).unwrap();
             assert_eq!(r.to_string(), line);

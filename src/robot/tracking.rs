@@ -297,6 +297,26 @@ impl Tracker {
             && !same_board(board, &game.current().grid(), colour_only)
     }
 
+    /// The start layout after `newgame`, while the first board has not been seen.
+    pub fn fresh_start(&self) -> Option<&Grid> {
+        match &self.state {
+            State::Fresh { start } => Some(start),
+            _ => None,
+        }
+    }
+
+    /// The position before the bot's last move while the arm makes it (no board after the move
+    /// seen yet); the game's current position is the one after it.
+    pub fn awaiting_arm(&self) -> Option<&AnyPosition> {
+        match &self.state {
+            State::Playing {
+                last_bot: Some((before, _)),
+                ..
+            } => Some(before),
+            _ => None,
+        }
+    }
+
     /// The board size of the game, if there is one.
     pub fn size(&self) -> Option<BoardSize> {
         match &self.state {
@@ -495,6 +515,10 @@ impl Tracker {
         let status = game.status();
         if status.is_over() {
             if same_board(board, &cur_grid, colour_only) {
+                // The board after the bot's final move has been seen: the arm is done.
+                if let State::Playing { last_bot, .. } = &mut self.state {
+                    *last_bot = None;
+                }
                 return Ok(Observation::Same(Next::GameOver(status)));
             }
             return Err(Rejection::AfterGameOver {
@@ -1040,5 +1064,26 @@ mod tests {
             false
         ));
         assert!(!arm_incomplete(&p1, &p0, &p1, &m, false));
+    }
+
+    #[test]
+    fn the_arm_is_awaited_until_the_board_after_the_bots_move_even_when_it_ends_the_game() {
+        // The bot's man on B0 takes the person's last piece on C1 and crowns.
+        let before = "____/b___/_p__/____";
+        let mut t = Tracker::default();
+        t.set_position(&grid(before), Side::Bot);
+        assert_eq!(t.awaiting_arm(), None);
+        assert!(t.bot_moved(&mv(before, Side::Bot, "B0 D2")));
+        assert!(t.awaiting_arm().is_some());
+        let after = t.game().unwrap().current().to_line();
+        assert!(t.game().unwrap().status().is_over());
+        assert!(matches!(
+            observe(&mut t, &after, Side::Player),
+            Ok(Observation::Same(Next::GameOver(_)))
+        ));
+        assert_eq!(t.awaiting_arm(), None);
+        assert_eq!(t.fresh_start(), None);
+        t.new_game(initial_grid(BoardSize::S4));
+        assert_eq!(t.fresh_start(), Some(&initial_grid(BoardSize::S4)));
     }
 }

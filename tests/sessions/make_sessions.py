@@ -164,11 +164,13 @@ def full_game():
     s.send("set depth 4")
     s.send("set info final")
     s.send("newgame")
+    s.send("status")
     rows = START8
     s.board(rows, "p")
     rows, r = play(s, rows, first_pick, 200)
     s.note("The board after the bot's last move again: the game is over.")
     s.board(rows, "p")
+    s.send("status")
     s.close()
 
 
@@ -233,6 +235,7 @@ def game_over():
     s.note("The camera fires again: the same answer. A different board: the game is over.")
     s.board(rows, "b")
     s.board(apply(rows, ["H0", "G1"]), "b")
+    s.send("status")
     s.note("The bot takes the person's last piece; the board after it shows the end.")
     rows = rows_of({"C3": "b", "D4": "p", "A1": "b"})
     s.send(f"position {rows} b")
@@ -277,6 +280,8 @@ def misreads():
     g = parse(rows)
     g[6][3] = "_"
     s.board(line(g), "b")
+    s.note("status keeps the board seen and the diagnosis; the game is unchanged.")
+    s.send("status")
     s.note("Now the real move.")
     rows = apply(rows, ["F2", "E3"])
     r = final(s.board(rows, "b"))
@@ -318,6 +323,8 @@ def arm_failure():
     p1 = apply(rows, r[1:])
     s.note("The arm did nothing: the board is still the start.")
     s.board(rows, "p")
+    s.note("status: waiting for the arm, the board expected after the move, what was seen.")
+    s.send("status")
     s.note("The arm lifted the piece but has not put it down.")
     g = parse(rows)
     fr, fc = sq(r[1])
@@ -344,6 +351,7 @@ def arm_failure():
     s.board(line(g), "p")
     s.note("Put right: nothing to do.")
     s.board(p1, "p")
+    s.send("status")
     s.note("A double jump stopped half way: the piece on the middle square, one man not removed.")
     rows = rows_of({"B2": "b", "C3": "p", "E5": "p", "G1": "p", "A7": "b"})
     s.send(f"position {rows} b")
@@ -459,6 +467,8 @@ def rotated():
     g = parse(rows)
     g[7][0] = "_"
     s.board(line(g), "b")
+    s.note("status shows the board seen turned round, as the daemon reads it.")
+    s.send("status")
     s.close()
 
 
@@ -610,6 +620,8 @@ def takeback():
     rows, _ = play(s, rows, first_pick, 3)
     r = final(s.send("takeback"))
     rows = r[1]
+    s.note("status: the position taken back; the board seen is still the one before.")
+    s.send("status")
     s.note("The board put back: nothing to do; the person plays another move.")
     s.board(rows, "p")
     rows, _ = play(s, rows, lambda m, i: m[-1], 1)
@@ -659,9 +671,47 @@ def history():
     s.close()
 
 
+def mirror(rows):
+    return "/".join(r[::-1] for r in rows.split("/"))
+
+
+def flip(rows):
+    return "/".join(rows.split("/")[::-1])
+
+
+def orientation():
+    s = Session("orientation")
+    s.note("A camera turned the wrong way: the error says which way and what to do.")
+    s.send("set depth 3")
+    s.send("set info off")
+    s.send("newgame")
+    s.note("The start seen from the bot's side (turned by 180 degrees), mirrored, upside down.")
+    s.board(rotate(START8), "p")
+    s.board(mirror(START8), "p")
+    s.board(flip(START8), "p")
+    s.send("status")
+    s.note("The fix for the first: rotated on; then the game goes on from the bot's side.")
+    s.send("set rotated on")
+    s.rotated = True
+    s.board(START8, "p")
+    rows, _ = play(s, START8, first_pick, 1)
+    s.note("Someone turned the camera back: boards come as they stand while rotated is on.")
+    s.rotated = False
+    s.board(apply(rows, legal(rows, "p")[0]), "b")
+    s.send("set rotated off")
+    s.note("An endgame with free back rows: a move seen turned round is no bad board, only an")
+    s.note("unexplained one; the class word says what it is.")
+    rows = rows_of({"C3": "b", "D6": "b", "F2": "p", "E5": "p"})
+    s.send(f"position {rows} p")
+    s.board(rotate(apply(rows, legal(rows, "p")[0])), "b")
+    s.note("Mirrored, it is a bad board that nothing fits: the daemon asks.")
+    s.board(mirror(rows_of({"C3": "b", "D6": "b", "F2": "p", "E7": "p"})), "b")
+    s.close()
+
+
 if __name__ == "__main__":
     which = sys.argv[1:] or ["full_game", "unchanged", "multi_jumps", "crowning", "game_over",
                              "misreads", "arm_failure", "garbage", "colour_only", "rotated", "fen",
-                             "diagnosis", "levels", "analysis", "takeback", "history"]
+                             "diagnosis", "levels", "analysis", "takeback", "history", "orientation"]
     for w in which:
         globals()[w]()
