@@ -463,6 +463,18 @@ class Examples(unittest.TestCase):
         self.assertTrue((pkg / "py.typed").exists())
         self.assertTrue((Path(self.target) / "checkersbot_client-0.1.0.dist-info").is_dir())
 
+    def test_installs_offline_without_build_isolation_too(self) -> None:
+        with tempfile.TemporaryDirectory() as target:
+            out = subprocess.run(
+                [sys.executable, "-m", "pip", "install", "--no-index", "--no-build-isolation",
+                 "--quiet", "--disable-pip-version-check", "--target", target, str(HERE)],
+                capture_output=True, text=True, timeout=300)
+            self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+            version = subprocess.run(
+                [sys.executable, "-c", "import checkersbot_client as c; print(c.__version__)"],
+                capture_output=True, text=True, timeout=60, cwd=target)
+            self.assertEqual(version.stdout.strip(), "0.1.0", version.stderr)
+
     def test_the_readme_shows_every_example_verbatim(self) -> None:
         blocks = readme_blocks()
         files = sorted(p.name for p in (HERE / "examples").glob("*.py"))

@@ -277,9 +277,11 @@ class Engine:
         self.close()
 
     def close(self, timeout: float = 10.0) -> None:
-        """Ends the link. A daemon started by `popen` is told `quit` (it stops a search at once)
-        and waited for; over TCP or serial the daemon goes on running."""
+        """Ends the link. A daemon started by `popen` is told `stop` and `quit` and waited for (a
+        call under way in another thread returns first); over TCP or serial the daemon goes on
+        running."""
         if self._owns_daemon and self._dead is None:
+            self.stop()  # a call under way in another thread returns, so that quit can go
             try:
                 self.quit(timeout=timeout)
                 return
@@ -340,6 +342,8 @@ class Engine:
                 else:
                     logger.debug("resynchronising: dropped %r", line)
                 return
+            if line.startswith("error taken-over"):
+                self._dead = line  # the daemon closes the connection next
             if word in INFO_WORDS and self._waiters:
                 head = self._waiters[0]
                 head.infos.append(line)
@@ -348,9 +352,7 @@ class Engine:
                 head = self._waiters.popleft()
                 head.final = line
                 head.done.set()
-            elif line.startswith("error taken-over"):
-                self._dead = line
-            else:
+            elif self._dead is None:
                 logger.warning("a line that answers no request: %r", line)
         if callback is not None and line.startswith("info depth "):
             try:
@@ -455,8 +457,9 @@ class Engine:
 
     def stop(self) -> None:
         """Stops the search, analysis or hint under way now (its call returns at once with what
-        it found); without one, stops pondering. Safe from any thread; returns at once, and does
-        nothing once the link is closed."""
+        it found); without one, stops pondering. A search that starts after the daemon read the
+        `stop` is not affected. Safe from any thread; returns at once without waiting for the
+        daemon's `ok`, and does nothing once the link is closed."""
         with self._send_lock:
             with self._lock:
                 if self._dead is not None:
