@@ -8,14 +8,20 @@ camera would, and says what the arm and the person should do after each reply.
 A recorded session is daemon input: one request per line, `#` comments and blank lines skipped
 (`tests/sessions/*.in`, `protocol/examples/*.txt` lines after `> `). By default the daemon is started
 as a child process (`serve --depth 4 --movetime 0`, so the moves are the same every run).
+
+It imports `checkersbot_client`, installed (`pip install ./protocol/client`) or, run from a
+checkout, the package directory beside this file.
 """
+
+from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import Iterator
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from checkersbot_client import Client, Reply  # noqa: E402
+from checkersbot_client import (BoardReply, BotMove, Engine, EngineError, GameOver, Unchanged,
+                                Wait)
 
 # What to tell the person or the arm for each error code of a board.
 ADVICE = {
@@ -28,7 +34,7 @@ ADVICE = {
 }
 
 
-def requests(path: Path):
+def requests(path: Path) -> Iterator[str]:
     for raw in path.read_text().splitlines():
         line = raw[2:] if raw.startswith("> ") else raw
         if raw.startswith("< "):
@@ -37,29 +43,26 @@ def requests(path: Path):
             yield line
 
 
-def describe(reply: Reply) -> str:
-    if reply.kind == "move":
+def describe(reply: BoardReply) -> str:
+    if isinstance(reply, BotMove):
         m = reply.move
-        steps = " -> ".join(m.path)
-        text = f"arm: move the piece {steps}"
+        text = f"arm: move the piece {' -> '.join(m.path)}"
         if m.captures:
             text += f", remove {', '.join(m.captures)}"
         if m.crown:
             text += ", crown it"
         return text
-    if reply.kind == "unchanged":
+    if isinstance(reply, Unchanged):
         return "person: your move"
-    if reply.kind == "wait":
-        return "vision: wait, the person is still moving (" + " ".join(reply.words) + ")"
-    if reply.kind == "gameover":
-        return "everyone: game over (" + " ".join(reply.words) + ")"
-    if reply.kind == "error":
-        return ADVICE.get(reply.code, f"error {reply.code}") + f"  [{reply.message}]"
-    return reply.kind
+    if isinstance(reply, Wait):
+        return f"vision: wait, the person is still moving ({reply.kind} {','.join(reply.squares)})"
+    if isinstance(reply, GameOver):
+        return f"everyone: game over ({reply.line.split(' ', 1)[1]})"
+    return str(reply)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("session", type=Path)
     ap.add_argument("--daemon", default="checkersbot", help="the checkersbot binary to start")
     ap.add_argument("--tcp", help="HOST:PORT of a daemon started with serve --listen")
@@ -67,23 +70,29 @@ def main() -> int:
     args = ap.parse_args()
     if args.tcp:
         host, port = args.tcp.rsplit(":", 1)
-        bot = Client.tcp(host, int(port))
+        bot = Engine.tcp(host, int(port))
     elif args.serial:
-        bot = Client.serial(args.serial)
+        bot = Engine.serial(args.serial)
     else:
-        bot = Client.spawn([args.daemon, "serve", "--depth", "4", "--movetime", "0",
+        bot = Engine.popen([args.daemon, "serve", "--depth", "4", "--movetime", "0",
                             "--log-level", "error"])
     moves = 0
-    for line in requests(args.session):
-        if line.split()[0] == "quit":
-            break
-        reply = bot.request(line)
-        if reply.opponent:
-            print(f"vision: the person played {reply.opponent}")
-        if line.startswith("board"):
-            print(describe(reply))
-        moves += reply.kind == "move"
-    bot.quit()
+    with bot:
+        for line in requests(args.session):
+            words = line.split()
+            if words[0] == "quit":
+                break
+            try:
+                if words[0] == "board" and len(words) == 3:
+                    reply = bot.board(words[1], words[2], timeout=60)
+                    if reply.opponent:
+                        print(f"vision: the person played {reply.opponent}")
+                    print(describe(reply))
+                    moves += isinstance(reply, BotMove)
+                else:
+                    bot.request(line, timeout=60)
+            except EngineError as e:
+                print(ADVICE.get(e.code, f"error {e.code}") + f"  [{e.message}]")
     print(f"session done: {moves} bot moves")
     return 0
 

@@ -1,0 +1,195 @@
+"""The exceptions of the client: one class per `error CODE` reply, and the link's own failures."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar, Dict, List, Optional, Type
+
+_SQUARES = re.compile(r"^([A-Z][0-9]{1,2}(?:,[A-Z][0-9]{1,2})*):\s*")
+
+
+class CheckersbotError(Exception):
+    """Anything this package raises about the daemon or the link to it."""
+
+
+class EngineError(CheckersbotError):
+    """An `error CODE MESSAGE` reply. The daemon's state is unchanged (see PROTOCOL.md).
+
+    `code` is the protocol's error code (`arm-incomplete`, `bad-option`, ...), `message` the rest
+    of the line, `squares` the squares the message starts with (`C1,D2: ...` gives `["C1", "D2"]`;
+    empty when it names none), `line` the whole reply and `request` the request it answered.
+    """
+
+    CODE: ClassVar[str] = ""
+
+    def __init__(self, code: str, message: str, line: str, request: str = "") -> None:
+        super().__init__(line)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.request = request
+        found = _SQUARES.match(message)
+        self.squares: List[str] = found.group(1).split(",") if found else []
+
+    @staticmethod
+    def from_line(line: str, request: str = "") -> "EngineError":
+        """The exception for an `error ...` line: the subclass of its code, else `EngineError`."""
+        _, _, rest = line.partition(" ")
+        code, _, message = rest.partition(" ")
+        cls = ERROR_CLASSES.get(code, EngineError)
+        return cls(code, message, line, request)
+
+
+class SyntaxReplyError(EngineError):
+    """`error syntax`: a known command with missing, extra or malformed arguments."""
+
+    CODE = "syntax"
+
+
+class UnknownCommandError(EngineError):
+    """`error unknown-command`."""
+
+    CODE = "unknown-command"
+
+
+class BadBoardError(EngineError):
+    """`error bad-board`: the rows are not a valid board (the message names the square or row)."""
+
+    CODE = "bad-board"
+
+
+class BadFenError(EngineError):
+    """`error bad-fen`."""
+
+    CODE = "bad-fen"
+
+
+class BadPdnError(EngineError):
+    """`error bad-pdn`."""
+
+    CODE = "bad-pdn"
+
+
+class BadOptionError(EngineError):
+    """`error bad-option`: an unknown option or a value out of range (the message says which)."""
+
+    CODE = "bad-option"
+
+
+class IllegalTransitionError(EngineError):
+    """`error illegal-transition`: no legal move of the person explains the board. `squares` are
+    those that differ from the expected position; `reason` the class word (`backwards`,
+    `capture-ignored`, `misread`, ...)."""
+
+    CODE = "illegal-transition"
+
+    @property
+    def reason(self) -> str:
+        after = self.message.split(":", 2)
+        return after[1].strip() if self.squares and len(after) > 2 else ""
+
+
+class ArmIncompleteError(EngineError):
+    """`error arm-incomplete`: the arm has not finished the bot's last move; `squares` are those
+    still to put right. Send the board again when the arm is done."""
+
+    CODE = "arm-incomplete"
+
+
+class IllegalMoveError(EngineError):
+    """`error illegal-move`: a move of a `position ... moves` list or of a PDN game."""
+
+    CODE = "illegal-move"
+
+
+class LineTooLongError(EngineError):
+    """`error line-too-long`."""
+
+    CODE = "line-too-long"
+
+
+class NotUtf8Error(EngineError):
+    """`error not-utf8`."""
+
+    CODE = "not-utf8"
+
+
+class NoGameError(EngineError):
+    """`error no-game`: `board` before any `newgame` or `position`."""
+
+    CODE = "no-game"
+
+
+class BusyError(EngineError):
+    """`error busy`: the engine is searching (this client waits for its searches, so this comes
+    only when another client of the same daemon, or `stop` misuse, left one running)."""
+
+    CODE = "busy"
+
+
+class NothingToRepeatError(EngineError):
+    """`error nothing-to-repeat`: `repeat` before any final reply."""
+
+    CODE = "nothing-to-repeat"
+
+
+class GameOverError(EngineError):
+    """`error game-over`: a board that differs from the final position of a finished game."""
+
+    CODE = "game-over"
+
+
+class InternalEngineError(EngineError):
+    """`error internal`: a fault inside the daemon (logged there)."""
+
+    CODE = "internal"
+
+
+class NothingToTakeBackError(EngineError):
+    """`error nothing-to-take-back`: the person has not moved in this game."""
+
+    CODE = "nothing-to-take-back"
+
+
+class NotPersonsTurnError(EngineError):
+    """`error not-persons-turn`: `hint` while the bot is to move."""
+
+    CODE = "not-persons-turn"
+
+
+class EngineTerminatedError(CheckersbotError):
+    """The link is gone: the daemon exited, closed the connection, or another client took over.
+    The engine object cannot be used any more."""
+
+
+class TakenOverError(EngineError, EngineTerminatedError):
+    """`error taken-over`: over TCP, another client connected and took over this connection."""
+
+    CODE = "taken-over"
+
+
+class EngineTimeoutError(CheckersbotError, TimeoutError):
+    """A call's reply did not come within its `timeout`. The engine stays usable: its next call
+    first resynchronises (`ping TOKEN`), dropping the late reply."""
+
+
+class ProtocolError(CheckersbotError):
+    """The daemon said something this client does not understand."""
+
+
+ERROR_CLASSES: Dict[str, Type[EngineError]] = {
+    cls.CODE: cls
+    for cls in (
+        SyntaxReplyError, UnknownCommandError, BadBoardError, BadFenError, BadPdnError,
+        BadOptionError, IllegalTransitionError, ArmIncompleteError, IllegalMoveError,
+        LineTooLongError, NotUtf8Error, NoGameError, BusyError, NothingToRepeatError,
+        GameOverError, InternalEngineError, NothingToTakeBackError, NotPersonsTurnError,
+        TakenOverError,
+    )
+}
+"""The exception class of each error code; other codes give a plain `EngineError`."""
+
+
+def error_for(line: str, request: str = "") -> Optional[EngineError]:
+    """The exception for `line` when it is an `error` reply, else None."""
+    return EngineError.from_line(line, request) if line.startswith("error ") or line == "error" else None
