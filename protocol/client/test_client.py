@@ -33,7 +33,7 @@ from checkersbot_client import (  # noqa: E402
     BoolOption, BotMove, ChoiceOption, EngineError, EngineTerminatedError, EngineTimeoutError,
     Engine, GameOver, IllegalTransitionError, Info, IntOption, Limit, Move,
     NoGameError, NothingToRepeatError, NothingToTakeBackError, NotPersonsTurnError, Position,
-    ProtocolError, Score, StringOption, SyntaxReplyError, TakenOverError, Unchanged,
+    ProtocolError, Score, Status, StringOption, SyntaxReplyError, TakenOverError, Unchanged,
     UnknownCommandError, Wait, parse_board_reply, parse_option)
 
 CALL = 60.0  # the timeout of calls that should answer within seconds
@@ -141,6 +141,31 @@ class AgainstTheDaemon(unittest.TestCase):
             bot.quit()
             with self.assertRaises(EngineTerminatedError):
                 bot.ping(timeout=CALL)
+
+    def test_status_reports_the_tracked_game_without_changing_it(self) -> None:
+        with fixed() as bot:
+            self.assertEqual(bot.status(timeout=CALL).state, "nogame")
+            bot.newgame("4", timeout=CALL)
+            bot.board("_b_b/____/____/p_p_", "b", timeout=CALL)
+            st = bot.status(timeout=CALL)
+            self.assertEqual(st.state, "arm")
+            self.assertEqual((st.position, st.side), ("_b_b/____/____/p_p_", "b"))
+            self.assertEqual(st.expect, "___b/__b_/____/p_p_")
+            self.assertIsNone(st.diagnosis)
+            with self.assertRaises(ArmIncompleteError):
+                bot.board("_b_b/____/____/p_p_", "b", timeout=CALL)
+            st = bot.status(timeout=CALL)
+            self.assertTrue((st.diagnosis or "").startswith("error arm-incomplete"), st)
+            self.assertEqual(st.fields.get("level"), "hard")
+            self.assertIsInstance(bot.board("___b/__b_/____/p_p_", "p", timeout=CALL), Unchanged)
+            self.assertEqual(bot.status(timeout=CALL).state, "person")
+        line = "status state person size 8 eval my\\x20weights.cbev future-key 7 diagnosis none"
+        parsed = Status.parse(line)
+        self.assertEqual(parsed.fields["eval"], "my weights.cbev")
+        self.assertEqual(parsed.fields["future-key"], "7")
+        self.assertIsNone(parsed.diagnosis)
+        with self.assertRaises(ProtocolError):
+            Status.parse("ok")
 
     def test_error_replies_are_typed_exceptions(self) -> None:
         with fixed() as bot:

@@ -25,7 +25,7 @@ from ._errors import (ERROR_CLASSES, ArmIncompleteError, BadBoardError, BadFenEr
                       SyntaxReplyError, TakenOverError, UnknownCommandError)
 from ._types import (START_8X8, BoardReply, BoolOption, BotMove, ChoiceOption, GameOver, Hint,
                      Info, IntOption, Limit, Move, Option, PlayResult, Position, Score, Setup,
-                     StringOption, Unchanged, Wait, parse_board_reply, parse_option,
+                     Status, StringOption, Unchanged, Wait, parse_board_reply, parse_option,
                      rotate_square)
 
 __version__ = "0.1.0"
@@ -40,5 +40,5 @@ __all__ = [
     "SyntaxReplyError", "TakenOverError", "UnknownCommandError",
     "START_8X8", "BoardReply", "BoolOption", "BotMove", "ChoiceOption", "GameOver", "Hint",
     "Info", "IntOption", "Limit", "Move", "Option", "PlayResult", "Position", "Score", "Setup",
-    "StringOption", "Unchanged", "Wait", "parse_board_reply", "parse_option", "rotate_square",
+    "Status", "StringOption", "Unchanged", "Wait", "parse_board_reply", "parse_option", "rotate_square",
 ]

@@ -21,12 +21,12 @@ from typing import (IO, Any, Callable, Deque, Dict, Iterator, List, Mapping, Opt
 from ._errors import (EngineError, EngineTerminatedError, EngineTimeoutError, ProtocolError,
                       TakenOverError, error_for)
 from ._types import (BoardReply, BotMove, GameOver, Hint, Info, Limit, Move, Option, PlayResult,
-                     Position, Setup, IntOption, parse_board_reply, parse_option)
+                     Position, Setup, IntOption, Status, parse_board_reply, parse_option)
 
 logger = logging.getLogger("checkersbot_client")
 
 FINAL_WORDS = frozenset(("ok", "pong", "hello", "move", "unchanged", "wait", "gameover", "bye",
-                         "error", "hint", "expect"))
+                         "error", "hint", "expect", "status"))
 """The first words of final replies: every request gets exactly one."""
 INFO_WORDS = frozenset(("info", "option", "line"))
 """The first words of the lines that may come before a final reply."""
@@ -657,6 +657,13 @@ class Engine:
         if words[0] != "expect":
             raise ProtocolError(f"{reply.line!r} in reply to takeback")
         return Position.parse(words[1:])
+
+    def status(self, *, timeout: Optional[float] = None) -> Status:
+        """What the daemon believes, changing nothing (answered at once, also while it searches):
+        the state, the position and side to move, the board it expects next, the last board seen,
+        the clock, level, evaluation and the last board's diagnosis. See PROTOCOL.md, "Status"."""
+        reply = self.request("status", timeout=timeout)
+        return Status.parse(reply.line)
 
     def repeat(self, *, timeout: Optional[float] = None) -> Reply:
         """The last final reply again (e.g. the last `move` after the arm controller restarted:

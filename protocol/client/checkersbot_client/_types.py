@@ -4,7 +4,7 @@ options and the replies to `board`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from ._errors import ProtocolError
 
@@ -432,3 +432,80 @@ def parse_option(line: str) -> Option:
     except (KeyError, ValueError):
         raise ProtocolError(f"cannot read {line!r}") from None
     return StringOption(name, default, value)
+
+
+def _unescape(value: str) -> str:
+    """Undoes the status line's escapes: `\\xHH` is the byte HH (a blank is `\\x20`)."""
+    out: List[str] = []
+    i = 0
+    while i < len(value):
+        if value.startswith("\\x", i) and i + 4 <= len(value):
+            try:
+                out.append(chr(int(value[i + 2:i + 4], 16)))
+                i += 4
+                continue
+            except ValueError:
+                pass
+        out.append(value[i])
+        i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Status:
+    """The `status` reply: every `KEY VALUE` pair (`none` read as None), `diagnosis` last and to the
+    end of the line. Keys this client does not name are kept in `fields` (newer daemons may add
+    some)."""
+
+    fields: Mapping[str, Optional[str]]
+
+    @property
+    def state(self) -> str:
+        """nogame, start, search, bot, arm, person or over."""
+        return self.fields.get("state") or "nogame"
+
+    @property
+    def position(self) -> Optional[str]:
+        """The position's rows (the board after the person's last move, before the bot's)."""
+        return self.fields.get("position")
+
+    @property
+    def side(self) -> Optional[str]:
+        """The side to move in `position`."""
+        return self.fields.get("side")
+
+    @property
+    def expect(self) -> Optional[str]:
+        """The board the daemon expects next (after the bot's move, while the arm makes it)."""
+        return self.fields.get("expect")
+
+    @property
+    def seen(self) -> Optional[str]:
+        """The last board the camera sent."""
+        return self.fields.get("seen")
+
+    @property
+    def diagnosis(self) -> Optional[str]:
+        """The last board's `error` or `wait` reply, word for word."""
+        return self.fields.get("diagnosis")
+
+    @classmethod
+    def parse(cls, line: str) -> "Status":
+        words = line.split(" ")
+        if not words or words[0] != "status":
+            raise ProtocolError(f"not a status line: {line!r}")
+        fields: Dict[str, Optional[str]] = {}
+        i = 1
+        while i + 1 < len(words):
+            key = words[i]
+            if key == "diagnosis":
+                rest = " ".join(words[i + 1:])
+                fields[key] = None if rest == "none" else rest
+                break
+            value = words[i + 1]
+            fields[key] = None if value == "none" else _unescape(value)
+            i += 2
+        if "state" not in fields:
+            raise ProtocolError(f"a status line without state: {line!r}")
+        return cls(fields)
+
