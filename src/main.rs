@@ -17,6 +17,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once: the arguments are kept inline rather than boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Count the leaves of the move tree (move generator check and benchmark).
@@ -39,6 +41,8 @@ enum Command {
     Train(cli::train::TrainArgs),
     /// Endgame databases: build, probe, info.
     Egdb(cli::egdb::EgdbArgs),
+    /// Opening book: build, info, probe, stats.
+    Book(cli::book::BookArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(cli::bench::BenchArgs),
 }
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cli::matches::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Egdb(args) => cli::egdb::run(&args),
+        Command::Book(args) => cli::book::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
     };

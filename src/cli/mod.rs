@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod bench_search;
+pub mod book;
 pub mod common;
 pub mod egdb;
 pub mod matches;

@@ -15,6 +15,7 @@
 //! searches the position the person faces until their board arrives (a job of its own, stopped
 //! through a flag of its own, with no reports), so that the next search finds the table warm.
 
+use crate::engine::book::{Book, BookSpec};
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
 use crate::engine::egdb::Egdb;
@@ -95,6 +96,11 @@ pub struct Settings {
     pub learned: LearnedSet,
     /// Endgame database (`None`: none).
     pub egdb: Option<Arc<Egdb>>,
+    /// Opening book (`None`: none): a position it holds is answered from it, choosing among
+    /// its moves within the level's margin ([`Level::book_margin`]) with the level's seed.
+    pub book: Option<Arc<Book>>,
+    /// The book's name (`builtin`, `off` or its file), for `options`.
+    pub book_name: String,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
@@ -134,6 +140,8 @@ impl Default for Settings {
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
+            book: None,
+            book_name: "off".into(),
             timing: true,
             transcript: false,
             clock: None,
@@ -206,6 +214,9 @@ struct SearchJob {
     new_game: bool,
     weights: Weights,
     misstep: Option<Misstep>,
+    /// The opening book and the level's margin in it.
+    book: Option<Arc<Book>>,
+    book_margin: i32,
 }
 
 /// An analysis for the engine thread; the lines come back on `reply`.
@@ -565,6 +576,14 @@ impl Daemon {
                     Err(e) => self.error(ErrorCode::BadOption, format!("egdb: {e}")),
                 }
             }
+            Command::Set(SetOption::Book(spec)) => match BookSpec::parse(&spec).load() {
+                Ok(book) => {
+                    self.settings.book_name = BookSpec::parse(&spec).name();
+                    self.settings.book = book.map(Arc::new);
+                    self.send(&Reply::Ok);
+                }
+                Err(e) => self.error(ErrorCode::BadOption, format!("book {spec}: {e}")),
+            },
             Command::Set(SetOption::Record(dir)) => self.set_record(&dir),
             Command::Set(opt) => {
                 self.set(opt);
@@ -636,7 +655,8 @@ impl Daemon {
             SetOption::Level(level) => s.set_level(level),
             SetOption::Style(style) => s.style = style,
             // Loaded (and checked) in `command`.
-            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Record(_) => {}
+            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Book(_) | SetOption::Record(_) => {
+            }
             // Handled above.
             SetOption::Clock(_) | SetOption::TimeLeft(_) | SetOption::Ponder(_) => {}
         }
@@ -688,6 +708,8 @@ impl Daemon {
             learned: self.settings.learned.clone(),
             egdb: self.settings.egdb.clone(),
             new_game: false,
+            book: None,
+            book_margin: 0,
         });
         if self.jobs.send(job).is_ok() {
             self.pondering = true;
@@ -1168,6 +1190,8 @@ impl Daemon {
             new_game: std::mem::take(&mut self.new_game),
             weights: self.settings.style.weights(),
             misstep: self.settings.level.misstep(),
+            book: self.settings.book.clone(),
+            book_margin: self.settings.level.book_margin(),
         });
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
@@ -1187,7 +1211,7 @@ impl Daemon {
         let Some(pending) = self.pending.take() else {
             return;
         };
-        if self.settings.info == InfoMode::Final && result.info.depth > 0 {
+        if self.settings.info == InfoMode::Final && (result.info.depth > 0 || result.info.book) {
             let line = SearchInfo::of(&result.info, self.settings.timing);
             self.send(&Reply::Info(InfoLine::Search(line)));
         }
@@ -1331,6 +1355,8 @@ fn engine_thread(
             }
         };
         configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
+        engine.set_book(job.book);
+        engine.set_book_margin(job.book_margin);
         if job.new_game {
             // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();
@@ -1345,7 +1371,12 @@ fn engine_thread(
         let mut report = |info: &Info| {
             tx.send(Event::Progress(info.clone())).ok();
         };
-        let result = if job.misstep.is_some() {
+        // The book first, its moves chosen with the level's seed.
+        let book = engine.book_move(&job.pos, Some(&mut rng));
+        let result = if let Some(r) = book {
+            report(&r.info);
+            r
+        } else if job.misstep.is_some() {
             // A level's missteps choose among the best moves (no clock budget: the levels that
             // misstep play at a fixed depth).
             choose_move(

@@ -207,6 +207,8 @@ pub enum SetOption {
     Eval(String),
     /// The endgame database directory, or `off`.
     Egdb(String),
+    /// The opening book: `builtin`, `off` or a book file.
+    Book(String),
     /// The bot's game clock (`None`: off, the move time applies).
     Clock(Option<TimeControl>),
     /// The time left on the bot's clock, in milliseconds, as the real clock shows it.
@@ -459,6 +461,7 @@ impl SetOption {
             "rotated" => SetOption::Rotated(on_off(value)?),
             "eval" => SetOption::Eval(value.to_string()),
             "egdb" => SetOption::Egdb(value.to_string()),
+            "book" => SetOption::Book(value.to_string()),
             "record" => SetOption::Record(value.to_string()),
             "level" => SetOption::Level(Level::from_name(value).ok_or_else(|| {
                 bad_option(format!(
@@ -517,6 +520,7 @@ impl fmt::Display for SetOption {
             SetOption::Info(m) => write!(f, "info {}", m.word()),
             SetOption::Eval(e) => write!(f, "eval {e}"),
             SetOption::Egdb(e) => write!(f, "egdb {e}"),
+            SetOption::Book(b) => write!(f, "book {b}"),
             SetOption::Clock(None) => write!(f, "clock off"),
             SetOption::Clock(Some(tc)) => write!(f, "clock {tc}"),
             SetOption::TimeLeft(ms) => write!(f, "timeleft {ms}"),
@@ -727,6 +731,8 @@ pub struct SearchInfo {
     pub pv: Vec<Vec<Coord>>,
     /// Positions valued by the endgame database (written only when some were).
     pub egdb: u64,
+    /// The move came from the opening book (the word `book`, written only then).
+    pub book: bool,
 }
 
 impl SearchInfo {
@@ -740,6 +746,7 @@ impl SearchInfo {
             nps: timing.then_some(info.nps),
             pv: info.pv.iter().map(|m| m.path.clone()).collect(),
             egdb: info.egdb_hits,
+            book: info.book,
         }
     }
 }
@@ -1042,6 +1049,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
         nps: None,
         pv: Vec::new(),
         egdb: 0,
+        book: false,
     };
     let mut i = 0;
     let mut has_depth = false;
@@ -1055,6 +1063,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
             ("time", Some(v)) => info.time_ms = Some(v.parse().ok()?),
             ("nps", Some(v)) => info.nps = Some(v.parse().ok()?),
             ("egdb", Some(v)) => info.egdb = v.parse().ok()?,
+            ("book", _) => info.book = true,
             ("score", Some(kind)) => {
                 let v: i32 = words.get(i + 2)?.parse().ok()?;
                 info.score = match *kind {
@@ -1166,6 +1175,9 @@ fn search_words(f: &mut fmt::Formatter<'_>, i: &SearchInfo) -> fmt::Result {
             }
             if i.egdb > 0 {
                 write!(f, " egdb {}", i.egdb)?;
+            }
+            if i.book {
+                f.write_str(" book")?;
             }
             f.write_str(" pv")?;
             for m in &i.pv {
