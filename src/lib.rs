@@ -6,7 +6,8 @@
 //! - [`rules`]: the game itself on every size: geometry and bit sets, positions and move
 //!   generation, board text, notation, FEN, PDN, the size-independent position, draw rules;
 //! - [`engine`]: evaluation, transposition table, search, endgame databases (built, stored and
-//!   probed) and the engine component with its limits, time management and progress reports;
+//!   probed), the opening book (built, stored and consulted at the root) and the engine
+//!   component with its limits, time management and progress reports;
 //! - [`robot`]: the daemon the vision system and the arm talk to: protocol, game tracking,
 //!   transports and the event loop;
 //! - [`play`]: the terminal game and matches between players (engines, the student-style

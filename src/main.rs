@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Command::Match(args) => cli::matches::run(&args),
         Command::Bench(args) => cli::bench::run(&args),
         Command::Egdb(args) => cli::egdb::run(&args),
+        Command::Book(args) => cli::book::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
         Command::Train(args) => cli::train::run(&args),
         Command::Hub(args) => cli::hub::run(&args),

@@ -79,6 +79,8 @@ fn command() -> impl Strategy<Value = Command> {
         Just(SetOption::Clock(None)),
         (0u64..86_400_000).prop_map(SetOption::TimeLeft),
         prop::bool::ANY.prop_map(SetOption::Ponder),
+        prop::sample::select(vec!["builtin", "off", "books/8x8.cbbk"])
+            .prop_map(|b| SetOption::Book(b.to_string())),
     ];
     prop_oneof![
         Just(Command::Hello),

@@ -1,6 +1,7 @@
 //! Arguments and helpers shared by several subcommands.
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::book::{Book, BookSpec};
 use checkersbot::engine::bounds;
 use checkersbot::engine::egdb::{default_dir, Egdb, EgdbError};
 use checkersbot::engine::eval::LearnedSet;
@@ -131,6 +132,18 @@ pub struct EngineArgs {
     /// by block through a cache of this size (64 suits a small computer).
     #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,
+    /// Opening book: `builtin` (the 8x8 book built into the program), `off`, or a book file
+    /// written by `checkersbot book build`; used only on its board size.
+    #[arg(long, default_value = "off")]
+    pub book: String,
+}
+
+/// The opening book a `--book` value names: `builtin`, `off` (none) or a file.
+pub fn load_book(spec: &str) -> Result<Option<Arc<Book>>> {
+    BookSpec::parse(spec)
+        .load()
+        .map(|b| b.map(Arc::new))
+        .map_err(|e| anyhow!("--book {spec}: {e}"))
 }
 
 /// The endgame database an `--egdb` value names: `off`/`none` none, `default` or no value the
@@ -193,6 +206,8 @@ impl EngineArgs {
             seed: self.seed,
             egdb: load_egdb(self.egdb.as_deref(), self.egdb_cache)?,
             search: checkersbot::engine::SearchParams::default(),
+            book: load_book(&self.book)?,
+            book_margin: 0,
         })
     }
 }

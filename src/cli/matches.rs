@@ -2,6 +2,7 @@
 
 use super::common::{load_layout, parse_side};
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::book::Book;
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
 use checkersbot::engine::{EngineConfig, Limits, SearchParams};
@@ -159,6 +160,16 @@ pub struct MatchArgs {
     /// B's memory for its endgame database (overrides --egdb-cache).
     #[arg(long)]
     egdb_cache_b: Option<usize>,
+    /// Opening book for both engines: `builtin`, `off` or a book file (matches use none unless
+    /// told). A player with a level chooses among book moves within its level's margin.
+    #[arg(long)]
+    book: Option<String>,
+    /// Opening book for A only (overrides --book).
+    #[arg(long)]
+    book_a: Option<String>,
+    /// Opening book for B only (overrides --book).
+    #[arg(long)]
+    book_b: Option<String>,
     /// A (an engine) ponders: while B searches, A searches the position B faces on a second
     /// thread, until B has moved; A's time per move is unchanged.
     #[arg(long)]
@@ -177,6 +188,8 @@ struct PlayerArgs {
     search: String,
     /// The endgame database, opened once for both players when they name the same one.
     egdb: Option<Arc<Egdb>>,
+    /// The opening book.
+    book: Option<Arc<Book>>,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -272,6 +285,9 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if egdb.is_some() {
         name.push("egdb".into());
     }
+    if s.book.is_some() {
+        name.push("book".into());
+    }
     if s.eval != checkersbot::engine::eval::DEFAULT_EVAL {
         let stem = std::path::Path::new(&s.eval)
             .file_stem()
@@ -289,6 +305,8 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
                 seed: None,
                 egdb,
                 search,
+                book: s.book.clone(),
+                book_margin: s.level.map_or(0, Level::book_margin),
             },
             limits,
             misstep: s.level.and_then(Level::misstep),
@@ -352,6 +370,15 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     } else {
         open(&spec_b)?
     };
+    let book_a = match args.book_a.as_ref().or(args.book.as_ref()) {
+        Some(spec) => super::common::load_book(spec)?,
+        None => None,
+    };
+    let book_b = match args.book_b.as_ref().or(args.book.as_ref()) {
+        Some(spec) if Some(spec) == args.book_a.as_ref().or(args.book.as_ref()) => book_a.clone(),
+        Some(spec) => super::common::load_book(spec)?,
+        None => None,
+    };
     let mut a = player(
         &PlayerArgs {
             kind: args.player_a,
@@ -364,6 +391,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             eval: args.eval_a.clone(),
             search: args.search_a.clone(),
             egdb: egdb_a,
+            book: book_a,
         },
         args.hash,
     )?;
@@ -379,6 +407,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             eval: args.eval_b.clone(),
             search: args.search_b.clone(),
             egdb: egdb_b,
+            book: book_b,
         },
         args.hash,
     )?;

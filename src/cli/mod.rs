@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bench_search;
+pub mod book;
 pub mod common;
 pub mod egdb;
 pub mod hub;
@@ -33,6 +34,8 @@ pub struct Cli {
 }
 
 /// The subcommands, one module of `cli/` each.
+// Parsed once: the arguments are kept inline rather than boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Count the leaves of the move tree (move generator check and benchmark).
@@ -55,6 +58,8 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Endgame databases: build, probe, info.
     Egdb(egdb::EgdbArgs),
+    /// Opening book: build, info, probe, stats.
+    Book(book::BookArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
     Bench(bench::BenchArgs),
     /// Draw a board as an SVG picture (from rows, a FEN, a PDN game or a recorded session).

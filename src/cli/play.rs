@@ -84,6 +84,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let mut engine = args.engine.clone();
     engine.aggressive |= args.style == Style::Aggressive;
     opts.config = engine.config()?;
+    opts.config.book_margin = level.book_margin();
     opts.seed = args.engine.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -81,6 +81,10 @@ pub struct DaemonArgs {
     /// (also for `set egdb`).
     #[arg(long, default_value_t = DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,
+    /// Opening book: `builtin` (the 8x8 book built into the program), `off`, or a book file
+    /// written by `checkersbot book build` (as `set book`); used only on its board size.
+    #[arg(long)]
+    pub book: Option<String>,
     /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds
     /// (e.g. 300+3, 2+0.05, 40/600+0), as `set clock`.
     #[arg(long, value_name = "TIME_CONTROL")]
@@ -123,6 +127,10 @@ impl DaemonArgs {
         if let Some(spec) = &self.egdb {
             s.egdb = super::common::load_egdb(Some(spec), s.egdb_cache_mb)?;
             s.egdb_dir = s.egdb.as_ref().map(|_| std::path::PathBuf::from(spec));
+        }
+        if let Some(spec) = &self.book {
+            s.book = super::common::load_book(spec)?;
+            s.book_name = checkersbot::engine::book::BookSpec::parse(spec).name();
         }
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {

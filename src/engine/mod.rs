@@ -35,8 +35,11 @@
 //!
 //! Inside: [`eval`] (the static evaluation and its weights), [`tt`] (the transposition table) and
 //! [`search`] (alpha-beta, generic over the board size); this module is their size-independent
-//! facade, with the limits and time management.
+//! facade, with the limits and time management. [`book`] is the opening book: a root it holds
+//! (on its board size) is answered from it before any search ([`Engine::book_move`],
+//! [`StopReason::Book`]).
 
+pub mod book;
 pub mod bounds;
 pub mod clock;
 pub mod egdb;
@@ -45,6 +48,7 @@ pub mod memory;
 pub mod search;
 pub mod tt;
 
+use crate::engine::book::Book;
 use crate::engine::egdb::{Egdb, Value};
 use crate::engine::eval::{Evaluator, LearnedSet, Weights};
 pub use crate::engine::search::SearchParams;
@@ -53,6 +57,7 @@ use crate::engine::search::{
     FULL_WINDOW, MAX_PLY, WIN, WIN_BOUND,
 };
 use crate::engine::tt::{TableError, Tt};
+use crate::rng::Rng;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Geometry;
 use crate::rules::position::{Move, Position};
@@ -107,6 +112,11 @@ pub struct EngineConfig {
     pub egdb: Option<Arc<Egdb>>,
     /// Search settings (pruning and reduction margins); the defaults are the engine's own.
     pub search: SearchParams,
+    /// Opening book: a root it holds (on its board size) is answered from it without a search.
+    pub book: Option<Arc<Book>>,
+    /// How far below the best book move, hundredths of a man, a book move may be and still be
+    /// chosen at random (with a seed; see [`Book::choose`]); 0 plays the best.
+    pub book_margin: i32,
 }
 
 impl Default for EngineConfig {
@@ -119,6 +129,8 @@ impl Default for EngineConfig {
             seed: None,
             egdb: None,
             search: SearchParams::default(),
+            book: None,
+            book_margin: 0,
         }
     }
 }
@@ -194,6 +206,8 @@ pub struct Info {
     /// Positions valued by the endgame database (the root counts one when its move came from
     /// the database).
     pub egdb_hits: u64,
+    /// The move came from the opening book (no search).
+    pub book: bool,
 }
 
 /// Why a search ended.
@@ -215,6 +229,8 @@ pub enum StopReason {
     Stopped,
     /// The endgame database holds the position: its best move was played without a search.
     Egdb,
+    /// The opening book holds the position: one of its moves was played without a search.
+    Book,
 }
 
 impl StopReason {
@@ -229,6 +245,7 @@ impl StopReason {
             StopReason::Time => "time",
             StopReason::Stopped => "stopped",
             StopReason::Egdb => "egdb",
+            StopReason::Book => "book",
         }
     }
 }
@@ -345,6 +362,51 @@ impl Engine {
         self.config.egdb = egdb;
     }
 
+    /// Uses this opening book (or none).
+    pub fn set_book(&mut self, book: Option<Arc<Book>>) {
+        self.config.book = book;
+    }
+
+    /// Sets how far below the best a book move may be chosen ([`EngineConfig::book_margin`]).
+    pub fn set_book_margin(&mut self, margin: i32) {
+        self.config.book_margin = margin;
+    }
+
+    /// The book's answer for `pos`, if the engine has a book for its size that holds it: a move
+    /// within the book margin of the best, at random (with `rng`, else with the engine's seed if
+    /// it has one: the same seed gives the same choices), else the best. The result has
+    /// [`StopReason::Book`], the move's book value as its score and the move as its line.
+    pub fn book_move(&mut self, pos: &AnyPosition, rng: Option<&mut Rng>) -> Option<SearchResult> {
+        let start = Instant::now();
+        let book = self.config.book.as_ref()?;
+        if book.size() != pos.size() {
+            return None;
+        }
+        // Look first, so that a position out of the book leaves the generators as they were.
+        book.moves(pos)?;
+        let mut own = if rng.is_none() && self.config.seed.is_some() {
+            self.rng = xorshift(self.rng);
+            Some(Rng::new(self.rng))
+        } else {
+            None
+        };
+        let rng = rng.or(own.as_mut());
+        let m = book.choose(pos, self.config.book_margin, rng)?;
+        let info = Info {
+            depth: 0,
+            score: Score(i32::from(m.value)),
+            pv: vec![m.mv.clone()],
+            time: start.elapsed(),
+            book: true,
+            ..Info::default()
+        };
+        Some(SearchResult {
+            best: Some(m.mv),
+            info,
+            reason: StopReason::Book,
+        })
+    }
+
     /// Sets or clears the seed for choosing among equal moves.
     pub fn set_seed(&mut self, seed: Option<u64>) {
         self.config.seed = seed;
@@ -397,6 +459,10 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
+        if let Some(r) = self.book_move(pos, None) {
+            on_info(&r.info);
+            return r;
+        }
         let rng = if self.config.seed.is_some() {
             self.rng = xorshift(self.rng);
             Some(self.rng)
@@ -850,5 +916,6 @@ fn make_info<G: Geometry>(
         pv: moves_info::<G>(&it.pv),
         hashfull: tt.hashfull(),
         egdb_hits: counters.egdb_hits,
+        book: false,
     }
 }

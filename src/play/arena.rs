@@ -45,6 +45,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// What kind of player takes part in a match.
+// Built once per match: the engine's settings are kept inline rather than boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlayerKind {
     /// The engine with these settings and limits for every move.

@@ -88,6 +88,18 @@ impl Level {
         }
     }
 
+    /// How far below the best book move, in hundredths of a man, a book move may be and still be
+    /// chosen (at random, see [`crate::engine::book::Book::choose`]): wide at the easy level for
+    /// variety, none at `max`, which plays the book's best line.
+    pub fn book_margin(self) -> i32 {
+        match self {
+            Level::Easy => 60,
+            Level::Medium => 25,
+            Level::Hard => 10,
+            Level::Max => 0,
+        }
+    }
+
     /// The level's missteps, if it makes any.
     pub fn misstep(self) -> Option<Misstep> {
         match self {
@@ -162,7 +174,8 @@ pub struct Misstep {
     pub margin: i32,
 }
 
-/// Chooses a move: a search with `limits`, or, with `misstep` and when the dice say so, one of the
+/// Chooses a move: the engine's book move if its book holds the position
+/// ([`Engine::book_move`]), else a search with `limits`, or, with `misstep` and when the dice say so, one of the
 /// other best moves within its margin (the best when there is none). `on_info` gets the search's
 /// iterations (only for the plain search). Deterministic for a given `rng` state, one thread and a
 /// depth limit.
@@ -177,6 +190,11 @@ pub fn choose_move(
     stop: &AtomicBool,
     on_info: &mut dyn FnMut(&Info),
 ) -> SearchResult {
+    // The book first: its moves are chosen within the engine's book margin, with `rng`.
+    if let Some(r) = engine.book_move(pos, Some(rng)) {
+        on_info(&r.info);
+        return r;
+    }
     if let Some(m) = misstep {
         if m.candidates > 1 && pos.legal_moves().len() > 1 && rng.chance(m.percent, 100) {
             let lines = engine.analyse(pos, history, limits, m.candidates, stop);

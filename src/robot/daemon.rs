@@ -17,6 +17,7 @@
 //! searches the position the person faces until their board arrives (a job of its own, stopped
 //! through a flag of its own, with no reports), so that the next search finds the table warm.
 
+use crate::engine::book::{Book, BookSpec};
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
 use crate::engine::egdb::Egdb;
@@ -137,6 +138,11 @@ pub struct Settings {
     pub learned: LearnedSet,
     /// Endgame database (`None`: none).
     pub egdb: Option<Arc<Egdb>>,
+    /// Opening book (`None`: none): a position it holds is answered from it, choosing among
+    /// its moves within the level's margin ([`Level::book_margin`]) with the level's seed.
+    pub book: Option<Arc<Book>>,
+    /// The book's name (`builtin`, `off` or its file), for `options`.
+    pub book_name: String,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
     pub timing: bool,
     /// Echo each input line as `> LINE` and prefix replies with `< ` (transcripts).
@@ -184,6 +190,8 @@ impl Default for Settings {
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
+            book: None,
+            book_name: "off".into(),
             timing: true,
             transcript: false,
             clock: None,
@@ -257,6 +265,9 @@ struct SearchJob {
     new_game: bool,
     weights: Weights,
     misstep: Option<Misstep>,
+    /// The opening book and the level's margin in it.
+    book: Option<Arc<Book>>,
+    book_margin: i32,
 }
 
 /// An analysis for the engine thread; the lines come back as [`Event::AnalysisDone`].
@@ -694,6 +705,23 @@ impl Daemon {
             Command::Set(SetOption::Eval(spec)) => self.start_load(spec, true),
             Command::Set(SetOption::Egdb(spec)) => self.start_load(spec, false),
             Command::Set(SetOption::Hash(mb)) => self.set_hash(mb),
+            Command::Set(SetOption::Book(spec))
+                if !self.settings.paths_allowed
+                    && !matches!(spec.as_str(), "builtin" | "off" | "none") =>
+            {
+                self.error(
+                    ErrorCode::BadOption,
+                    "book: files may not be named over this link (serve --allow-paths); use builtin or off",
+                )
+            }
+            Command::Set(SetOption::Book(spec)) => match BookSpec::parse(&spec).load() {
+                Ok(book) => {
+                    self.settings.book_name = BookSpec::parse(&spec).name();
+                    self.settings.book = book.map(Arc::new);
+                    self.send(&Reply::Ok);
+                }
+                Err(e) => self.error(ErrorCode::BadOption, format!("book {spec}: {e}")),
+            },
             Command::Set(SetOption::Record(dir)) => self.set_record(&dir),
             Command::Set(opt) => {
                 self.set(opt);
@@ -807,7 +835,8 @@ impl Daemon {
             SetOption::Level(level) => s.set_level(level),
             SetOption::Style(style) => s.style = style,
             // Loaded (and checked) in `command`.
-            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Record(_) => {}
+            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Book(_) | SetOption::Record(_) => {
+            }
             // Handled above.
             SetOption::Clock(_) | SetOption::TimeLeft(_) | SetOption::Ponder(_) => {}
         }
@@ -859,6 +888,8 @@ impl Daemon {
             learned: self.settings.learned.clone(),
             egdb: self.settings.egdb.clone(),
             new_game: false,
+            book: None,
+            book_margin: 0,
         });
         if self.jobs.send(job).is_ok() {
             self.pondering = true;
@@ -1550,6 +1581,8 @@ impl Daemon {
             new_game: std::mem::take(&mut self.new_game),
             weights: self.settings.style.weights(),
             misstep: self.settings.level.misstep(),
+            book: self.settings.book.clone(),
+            book_margin: self.settings.level.book_margin(),
         });
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
@@ -1574,7 +1607,7 @@ impl Daemon {
             return;
         };
         self.to = pending.session;
-        if self.settings.info == InfoMode::Final && result.info.depth > 0 {
+        if self.settings.info == InfoMode::Final && (result.info.depth > 0 || result.info.book) {
             let line = SearchInfo::of(&result.info, self.settings.timing);
             self.send(&Reply::Info(InfoLine::Search(line)));
         }
@@ -1731,6 +1764,8 @@ fn engine_thread(
             }
         };
         configure(&mut engine, job.threads, job.learned, job.egdb, job.weights);
+        engine.set_book(job.book);
+        engine.set_book_margin(job.book_margin);
         if job.new_game {
             // A board taken as a new position (lenient mode): cleared on this move's clock.
             engine.new_game();
@@ -1745,7 +1780,12 @@ fn engine_thread(
         let mut report = |info: &Info| {
             tx.send(Event::Progress(info.clone())).ok();
         };
-        let result = if job.misstep.is_some() {
+        // The book first, its moves chosen with the level's seed.
+        let book = engine.book_move(&job.pos, Some(&mut rng));
+        let result = if let Some(r) = book {
+            report(&r.info);
+            r
+        } else if job.misstep.is_some() {
             // A level's missteps choose among the best moves (no clock budget: the levels that
             // misstep play at a fixed depth).
             choose_move(

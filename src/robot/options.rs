@@ -152,6 +152,13 @@ pub fn specs(now: &Settings, clock_left: Duration) -> Vec<OptionSpec> {
             Some("--egdb"),
         ),
         spec(
+            "book",
+            OptionType::Text,
+            d.book_name.clone(),
+            now.book_name.clone(),
+            Some("--book"),
+        ),
+        spec(
             "record",
             OptionType::Text,
             "off".into(),

@@ -217,6 +217,8 @@ pub enum SetOption {
     Eval(String),
     /// The endgame database directory, or `off`.
     Egdb(String),
+    /// The opening book: `builtin`, `off` or a book file.
+    Book(String),
     /// The bot's game clock (`None`: off, the move time applies).
     Clock(Option<TimeControl>),
     /// The time left on the bot's clock, in milliseconds, as the real clock shows it.
@@ -505,6 +507,7 @@ impl SetOption {
             }
             "eval" => SetOption::Eval(value.to_string()),
             "egdb" => SetOption::Egdb(value.to_string()),
+            "book" => SetOption::Book(value.to_string()),
             "record" => SetOption::Record(value.to_string()),
             "level" => SetOption::Level(Level::from_name(value).ok_or_else(|| {
                 bad_option(format!(
@@ -564,6 +567,7 @@ impl fmt::Display for SetOption {
             SetOption::Info(m) => write!(f, "info {}", m.word()),
             SetOption::Eval(e) => write!(f, "eval {e}"),
             SetOption::Egdb(e) => write!(f, "egdb {e}"),
+            SetOption::Book(b) => write!(f, "book {b}"),
             SetOption::Clock(None) => write!(f, "clock off"),
             SetOption::Clock(Some(tc)) => write!(f, "clock {tc}"),
             SetOption::TimeLeft(ms) => write!(f, "timeleft {ms}"),
@@ -804,6 +808,8 @@ pub struct SearchInfo {
     pub pv: Vec<Vec<Coord>>,
     /// Positions valued by the endgame database (written only when some were).
     pub egdb: u64,
+    /// The move came from the opening book (the word `book`, written only then).
+    pub book: bool,
 }
 
 impl SearchInfo {
@@ -817,6 +823,7 @@ impl SearchInfo {
             nps: timing.then_some(info.nps),
             pv: info.pv.iter().map(|m| m.path.clone()).collect(),
             egdb: info.egdb_hits,
+            book: info.book,
         }
     }
 }
@@ -1126,6 +1133,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
         nps: None,
         pv: Vec::new(),
         egdb: 0,
+        book: false,
     };
     let mut i = 0;
     let mut has_depth = false;
@@ -1139,6 +1147,7 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
             ("time", Some(v)) => info.time_ms = Some(v.parse().ok()?),
             ("nps", Some(v)) => info.nps = Some(v.parse().ok()?),
             ("egdb", Some(v)) => info.egdb = v.parse().ok()?,
+            ("book", _) => info.book = true,
             ("score", Some(kind)) => {
                 let v: i32 = words.get(i + 2)?.parse().ok()?;
                 info.score = match *kind {
@@ -1246,6 +1255,9 @@ fn search_words(f: &mut fmt::Formatter<'_>, i: &SearchInfo) -> fmt::Result {
             }
             if i.egdb > 0 {
                 write!(f, " egdb {}", i.egdb)?;
+            }
+            if i.book {
+                f.write_str(" book")?;
             }
             f.write_str(" pv")?;
             for m in &i.pv {

@@ -1,0 +1,759 @@
+//! The opening book: positions the program has searched deeply ahead of time, each with its moves
+//! and their values, built by [`build`] and consulted by the engine at the root before it searches.
+//!
+//! **Positions** are kept in a canonical form with the player (`p`) to move: a position with the
+//! bot to move is turned 180 degrees and its colours swapped, which is the same game seen from the
+//! other side of the table (men of the side to move always go up). One book therefore answers for
+//! both colours; [`Book::moves`] turns the moves back. Positions are found by the Zobrist hash
+//! ([`AnyPosition::hash_key`]) of the canonical position and compared in full, so a hash collision
+//! can never give a wrong answer.
+//!
+//! **Values** are hundredths of a man from the side to move's point of view (the engine's
+//! [`Score`](crate::engine::Score)). An expanded position lists every legal move with the minimax
+//! value of the book below it; a leaf lists the best move of its own search.
+//!
+//! **File format** (little-endian), version [`VERSION`]:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 8 | magic [`MAGIC`] |
+//! | 2 | format version |
+//! | 1 | board side (4..12) |
+//! | 1 | reserved, 0 |
+//! | 8 | node budget per position (0: none) |
+//! | 8 | move time per position, ms (0: none) |
+//! | 4 | drop-out penalty per ply, hundredths of a man |
+//! | 8 | build time, seconds (summed over resumed builds) |
+//! | 8 | searches made |
+//! | 4 | positions |
+//! | 8 | body length, bytes |
+//! | 8 | checksum: 64-bit FNV-1a of the header before it and of the body |
+//!
+//! The body is one record per position: three bit sets of the playable squares in standard order
+//! (player pieces, bot pieces, kings; `ceil(squares / 8)` bytes each), the position's own search
+//! value (i16), the depth that search reached (u8), flags (u8, bit 0: expanded), the number of
+//! moves (u8), then per move its path length (u8), its path as standard square numbers (u8 each)
+//! and its value (i16).
+//!
+//! A file is refused with a [`BookError`] naming the fault: wrong magic, another version, a board
+//! size this program does not have or that is not the one expected, a truncated file or extra
+//! bytes, a checksum mismatch, an impossible position, or a move that is not legal in its position.
+
+pub mod build;
+
+use crate::rng::Rng;
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::board::Grid;
+use crate::rules::geometry::{BoardSize, Coord};
+use crate::rules::position::{Piece, Side};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The first eight bytes of a book file.
+pub const MAGIC: [u8; 8] = *b"CBBOOK\r\n";
+/// The format version this program reads and writes.
+pub const VERSION: u16 = 1;
+/// Bytes of the header.
+pub const HEADER_LEN: usize = 8 + 2 + 1 + 1 + 8 + 8 + 4 + 8 + 8 + 4 + 8 + 8;
+
+/// The built-in 8x8 book (see `docs/pending/issue-42-book.md` for how it was built).
+pub const BUILTIN_8X8: &[u8] = include_bytes!("../../../books/8x8.cbbk");
+
+/// Why a book could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum BookError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The file does not start with the book magic.
+    #[error("not an opening book (wrong magic)")]
+    Magic,
+    /// Another format version.
+    #[error("book format version {found}; this program reads version {VERSION}")]
+    Version {
+        /// The version in the file.
+        found: u16,
+    },
+    /// The header names a board size this program does not have.
+    #[error("the header names a {0}x{0} board, which is not a supported size")]
+    BadSize(u8),
+    /// The book is for another board size than the one asked for.
+    #[error("wrong board size: the book is for {found}, expected {expected}")]
+    WrongSize {
+        /// The book's size.
+        found: BoardSize,
+        /// The size asked for.
+        expected: BoardSize,
+    },
+    /// The file ends before the header or the body does.
+    #[error("truncated: {what} needs {needed} bytes, the file has {found}")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes there.
+        found: usize,
+    },
+    /// Bytes after the body.
+    #[error("{0} bytes after the end of the book")]
+    Trailing(usize),
+    /// The checksum does not match the contents.
+    #[error("checksum mismatch: the header says {stored:016x}, the contents give {computed:016x}")]
+    Checksum {
+        /// The checksum in the header.
+        stored: u64,
+        /// The checksum of the contents.
+        computed: u64,
+    },
+    /// A record's position cannot be (two pieces on a square, a king on an empty square, an
+    /// unknown square number).
+    #[error("position {index}: {what}")]
+    BadPosition {
+        /// Record number, from 0.
+        index: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// The same position twice.
+    #[error("position {index} ({position}) is in the book twice")]
+    Duplicate {
+        /// Record number of the second copy.
+        index: usize,
+        /// The position.
+        position: String,
+    },
+    /// A book move is not a legal move of its position.
+    #[error("position {index} ({position}): move {mv} is not legal there")]
+    IllegalMove {
+        /// Record number.
+        index: usize,
+        /// The position.
+        position: String,
+        /// The move's path.
+        mv: String,
+    },
+    /// Too much to store (a field would overflow).
+    #[error("cannot write the book: {0}")]
+    TooLarge(String),
+}
+
+/// A book move with its value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookMove {
+    /// The move.
+    pub mv: MoveInfo,
+    /// Its value, hundredths of a man, from the mover's point of view.
+    pub value: i16,
+}
+
+/// One position of the book, canonical (the player to move).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The position, with [`Side::Player`] to move.
+    pub position: AnyPosition,
+    /// The value its own search gave it.
+    pub value: i16,
+    /// The depth that search completed.
+    pub depth: u8,
+    /// Whether every legal move was searched in the book (else a leaf with its search's move).
+    pub expanded: bool,
+    /// The moves, best first.
+    pub moves: Vec<BookMove>,
+}
+
+/// How a book was built: kept in its header.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildInfo {
+    /// Node budget of each position's search (0: none).
+    pub nodes: u64,
+    /// Move time of each position's search, ms (0: none).
+    pub movetime_ms: u64,
+    /// Drop-out penalty per ply, hundredths of a man.
+    pub penalty: u32,
+    /// Build time in seconds, summed over resumed builds.
+    pub seconds: u64,
+    /// Searches made.
+    pub searches: u64,
+}
+
+/// An opening book for one board size.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Book {
+    size: BoardSize,
+    info: BuildInfo,
+    entries: Vec<Entry>,
+    index: HashMap<u64, usize>,
+}
+
+impl std::fmt::Debug for Book {
+    /// A summary (size, positions, build record), not every position.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Book")
+            .field("size", &self.size)
+            .field("positions", &self.entries.len())
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+/// A book spec as the command line and the daemon accept it: `builtin`, `off` or a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BookSpec {
+    /// The built-in 8x8 book.
+    Builtin,
+    /// No book.
+    Off,
+    /// A book file.
+    File(std::path::PathBuf),
+}
+
+impl BookSpec {
+    /// Reads `builtin`, `off` (also `none`) or a path.
+    pub fn parse(text: &str) -> BookSpec {
+        match text {
+            "builtin" => BookSpec::Builtin,
+            "off" | "none" => BookSpec::Off,
+            path => BookSpec::File(path.into()),
+        }
+    }
+
+    /// The book this spec names (`None` for `off`).
+    pub fn load(&self) -> Result<Option<Book>, BookError> {
+        match self {
+            BookSpec::Builtin => Book::builtin().map(Some),
+            BookSpec::Off => Ok(None),
+            BookSpec::File(p) => Book::load(p).map(Some),
+        }
+    }
+
+    /// The name it is shown by: `builtin`, `off` or the path.
+    pub fn name(&self) -> String {
+        match self {
+            BookSpec::Builtin => "builtin".into(),
+            BookSpec::Off => "off".into(),
+            BookSpec::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// 64-bit FNV-1a over several slices, as one.
+pub fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// The position as the book keeps it (the player to move) and whether it was turned to get there.
+pub fn canonical(pos: &AnyPosition) -> (AnyPosition, bool) {
+    if pos.side() == Side::Player {
+        return (*pos, false);
+    }
+    let grid = pos.grid().rotated();
+    let mut swapped = Grid::empty(grid.size());
+    for c in grid.playable() {
+        let piece = grid.get(c).map(|p| Piece {
+            side: p.side.opponent(),
+            king: p.king,
+        });
+        swapped.set(c, piece);
+    }
+    (AnyPosition::from_grid(&swapped, Side::Player), true)
+}
+
+/// A move turned 180 degrees (between a position and its canonical form).
+pub fn turn_move(mv: &MoveInfo, size: BoardSize) -> MoveInfo {
+    let n = size.n() as u8;
+    let t = |c: &Coord| Coord::new(n - 1 - c.row, n - 1 - c.col);
+    MoveInfo {
+        path: mv.path.iter().map(t).collect(),
+        captured: mv.captured.iter().map(t).collect(),
+        crowns: mv.crowns,
+    }
+}
+
+/// Clamps an engine score to a book value.
+pub fn value_of(score: i32) -> i16 {
+    score.clamp(i32::from(i16::MIN) + 1, i32::from(i16::MAX)) as i16
+}
+
+impl Book {
+    /// An empty book for a board size.
+    pub fn new(size: BoardSize, info: BuildInfo) -> Book {
+        Book {
+            size,
+            info,
+            entries: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// The built-in 8x8 book.
+    pub fn builtin() -> Result<Book, BookError> {
+        Book::from_bytes(BUILTIN_8X8)
+    }
+
+    /// Reads a book file.
+    pub fn load(path: &Path) -> Result<Book, BookError> {
+        let bytes = std::fs::read(path).map_err(|source| BookError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Book::from_bytes(&bytes)
+    }
+
+    /// Reads a book file that must be for `size`.
+    pub fn load_for(path: &Path, size: BoardSize) -> Result<Book, BookError> {
+        let book = Book::load(path)?;
+        book.check_size(size)?;
+        Ok(book)
+    }
+
+    /// Refuses the book unless it is for `size`.
+    pub fn check_size(&self, size: BoardSize) -> Result<(), BookError> {
+        if self.size == size {
+            Ok(())
+        } else {
+            Err(BookError::WrongSize {
+                found: self.size,
+                expected: size,
+            })
+        }
+    }
+
+    /// The board size.
+    pub fn size(&self) -> BoardSize {
+        self.size
+    }
+
+    /// How the book was built.
+    pub fn info(&self) -> &BuildInfo {
+        &self.info
+    }
+
+    /// Changes the build record (the builder adds its time and searches).
+    pub fn info_mut(&mut self) -> &mut BuildInfo {
+        &mut self.info
+    }
+
+    /// Every position, in the order they were added.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the book has no position.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The record number of a canonical position.
+    pub fn find_canonical(&self, canon: &AnyPosition) -> Option<usize> {
+        self.index
+            .get(&canon.hash_key())
+            .copied()
+            .filter(|&i| self.entries[i].position == *canon)
+    }
+
+    /// The record of a canonical position.
+    pub fn entry(&self, i: usize) -> &Entry {
+        &self.entries[i]
+    }
+
+    /// Changes a record (its position must stay the same).
+    pub(crate) fn entry_mut(&mut self, i: usize) -> &mut Entry {
+        &mut self.entries[i]
+    }
+
+    /// Adds a record; refuses a position that is already in (returns its number) or that has
+    /// another size or the bot to move.
+    pub fn insert(&mut self, entry: Entry) -> Result<usize, usize> {
+        if let Some(i) = self.find_canonical(&entry.position) {
+            return Err(i);
+        }
+        let i = self.entries.len();
+        self.index.insert(entry.position.hash_key(), i);
+        self.entries.push(entry);
+        Ok(i)
+    }
+
+    /// The book's moves for `pos`, best first, in `pos`'s own coordinates; `None` when the
+    /// position is not in the book (or is of another size).
+    pub fn moves(&self, pos: &AnyPosition) -> Option<Vec<BookMove>> {
+        if pos.size() != self.size {
+            return None;
+        }
+        let (canon, turned) = canonical(pos);
+        let i = self.find_canonical(&canon)?;
+        let e = &self.entries[i];
+        if e.moves.is_empty() {
+            return None;
+        }
+        Some(
+            e.moves
+                .iter()
+                .map(|m| BookMove {
+                    mv: if turned {
+                        turn_move(&m.mv, self.size)
+                    } else {
+                        m.mv.clone()
+                    },
+                    value: m.value,
+                })
+                .collect(),
+        )
+    }
+
+    /// A book move for `pos`: with `rng` and a positive `margin`, one at random among those
+    /// within `margin` of the best; without, or with a margin of 0, the best (the first of
+    /// equals, so that the best line is always the same). `None` when the position is not in
+    /// the book.
+    pub fn choose(
+        &self,
+        pos: &AnyPosition,
+        margin: i32,
+        rng: Option<&mut Rng>,
+    ) -> Option<BookMove> {
+        let moves = self.moves(pos)?;
+        let best = moves.iter().map(|m| m.value).max()?;
+        let floor = i32::from(best) - margin.max(0);
+        let near: Vec<&BookMove> = moves
+            .iter()
+            .filter(|m| i32::from(m.value) >= floor)
+            .collect();
+        let pick = match rng {
+            Some(rng) if margin > 0 && near.len() > 1 => near[rng.below(near.len())],
+            _ => near.iter().find(|m| m.value == best).copied()?,
+        };
+        Some(pick.clone())
+    }
+
+    /// The deepest ply of the book: the longest shortest path from the start position to a
+    /// position of the book (0 when only the start is in).
+    pub fn max_depth(&self) -> u32 {
+        self.depths().into_iter().flatten().max().unwrap_or(0)
+    }
+
+    /// The ply at which each record is first reached from the start position through the book's
+    /// moves (`None` if it is not reached).
+    pub fn depths(&self) -> Vec<Option<u32>> {
+        let mut depth = vec![None; self.entries.len()];
+        let (root, _) = canonical(&AnyPosition::initial(self.size, Side::Player));
+        let Some(r) = self.find_canonical(&root) else {
+            return depth;
+        };
+        depth[r] = Some(0);
+        let mut queue = std::collections::VecDeque::from([r]);
+        while let Some(i) = queue.pop_front() {
+            let d = depth[i].unwrap_or(0);
+            let pos = self.entries[i].position;
+            for m in &self.entries[i].moves {
+                let Some(next) = pos.play(&m.mv) else {
+                    continue;
+                };
+                if let Some(j) = self.find_canonical(&canonical(&next).0) {
+                    if depth[j].is_none() {
+                        depth[j] = Some(d + 1);
+                        queue.push_back(j);
+                    }
+                }
+            }
+        }
+        depth
+    }
+
+    /// The book as file bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, BookError> {
+        let n = self.size.n();
+        let set_len = self.size.squares().div_ceil(8);
+        let mut body = Vec::with_capacity(self.entries.len() * (3 * set_len + 30));
+        for e in &self.entries {
+            let grid = e.position.grid();
+            let mut sets = vec![0u8; 3 * set_len];
+            for num in 1..=self.size.squares() {
+                let Some(c) = Coord::from_standard_number(num, n) else {
+                    continue;
+                };
+                if let Some(p) = grid.get(c) {
+                    let bit = num - 1;
+                    let which = if p.side == Side::Player { 0 } else { 1 };
+                    sets[which * set_len + bit / 8] |= 1 << (bit % 8);
+                    if p.king {
+                        sets[2 * set_len + bit / 8] |= 1 << (bit % 8);
+                    }
+                }
+            }
+            body.extend_from_slice(&sets);
+            body.extend_from_slice(&e.value.to_le_bytes());
+            body.push(e.depth);
+            body.push(u8::from(e.expanded));
+            let count = u8::try_from(e.moves.len())
+                .map_err(|_| BookError::TooLarge(format!("{} moves", e.moves.len())))?;
+            body.push(count);
+            for m in &e.moves {
+                let len = u8::try_from(m.mv.path.len())
+                    .map_err(|_| BookError::TooLarge("a path too long".into()))?;
+                body.push(len);
+                for c in &m.mv.path {
+                    body.push(c.standard_number(n) as u8);
+                }
+                body.extend_from_slice(&m.value.to_le_bytes());
+            }
+        }
+        let count = u32::try_from(self.entries.len())
+            .map_err(|_| BookError::TooLarge(format!("{} positions", self.entries.len())))?;
+        let mut head = Vec::with_capacity(HEADER_LEN);
+        head.extend_from_slice(&MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.push(n as u8);
+        head.push(0);
+        head.extend_from_slice(&self.info.nodes.to_le_bytes());
+        head.extend_from_slice(&self.info.movetime_ms.to_le_bytes());
+        head.extend_from_slice(&self.info.penalty.to_le_bytes());
+        head.extend_from_slice(&self.info.seconds.to_le_bytes());
+        head.extend_from_slice(&self.info.searches.to_le_bytes());
+        head.extend_from_slice(&count.to_le_bytes());
+        head.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        let sum = fnv1a(&[&head, &body]);
+        head.extend_from_slice(&sum.to_le_bytes());
+        debug_assert_eq!(head.len(), HEADER_LEN);
+        head.extend_from_slice(&body);
+        Ok(head)
+    }
+
+    /// Writes the book atomically: to a temporary file beside `path`, then renamed over it.
+    pub fn save(&self, path: &Path) -> Result<(), BookError> {
+        let bytes = self.to_bytes()?;
+        let mut tmp = path.as_os_str().to_owned();
+        tmp.push(".tmp");
+        let tmp = std::path::PathBuf::from(tmp);
+        let io = |source| BookError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp).map_err(io)?;
+            f.write_all(&bytes).map_err(io)?;
+            f.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// Reads a book from file bytes, checking everything (see the module documentation).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Book, BookError> {
+        if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+            return Err(BookError::Magic);
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(BookError::Truncated {
+                what: "the header",
+                needed: HEADER_LEN,
+                found: bytes.len(),
+            });
+        }
+        let mut r = Reader {
+            bytes: &bytes[..HEADER_LEN],
+            at: MAGIC.len(),
+            what: "the header",
+        };
+        let version = r.u16()?;
+        if version != VERSION {
+            return Err(BookError::Version { found: version });
+        }
+        let side = r.u8()?;
+        let size = BoardSize::from_n(side as usize).ok_or(BookError::BadSize(side))?;
+        r.u8()?;
+        let info = BuildInfo {
+            nodes: r.u64()?,
+            movetime_ms: r.u64()?,
+            penalty: r.u32()?,
+            seconds: r.u64()?,
+            searches: r.u64()?,
+        };
+        let count = r.u32()? as usize;
+        let body_len = r.u64()?;
+        let sum_at = r.at;
+        let stored = r.u64()?;
+        let body_len = usize::try_from(body_len).unwrap_or(usize::MAX);
+        let have = bytes.len() - HEADER_LEN;
+        if have < body_len {
+            return Err(BookError::Truncated {
+                what: "the body",
+                needed: HEADER_LEN.saturating_add(body_len),
+                found: bytes.len(),
+            });
+        }
+        if have > body_len {
+            return Err(BookError::Trailing(have - body_len));
+        }
+        let body = &bytes[HEADER_LEN..];
+        let computed = fnv1a(&[&bytes[..sum_at], body]);
+        if computed != stored {
+            return Err(BookError::Checksum { stored, computed });
+        }
+        let mut book = Book::new(size, info);
+        let mut r = Reader {
+            bytes: body,
+            at: 0,
+            what: "a position record",
+        };
+        for index in 0..count {
+            let entry = read_entry(&mut r, size, index)?;
+            let position = entry.position.to_string();
+            if book.insert(entry).is_err() {
+                return Err(BookError::Duplicate { index, position });
+            }
+        }
+        if r.at != body.len() {
+            return Err(BookError::Trailing(body.len() - r.at));
+        }
+        Ok(book)
+    }
+}
+
+fn read_entry(r: &mut Reader<'_>, size: BoardSize, index: usize) -> Result<Entry, BookError> {
+    let n = size.n();
+    let set_len = size.squares().div_ceil(8);
+    let sets = r.take(3 * set_len)?.to_vec();
+    let bad = |what: String| BookError::BadPosition { index, what };
+    let mut grid = Grid::empty(size);
+    for bit in 0..set_len * 8 {
+        let has = |k: usize| sets[k * set_len + bit / 8] & (1 << (bit % 8)) != 0;
+        let (p, b, k) = (has(0), has(1), has(2));
+        if !(p || b || k) {
+            continue;
+        }
+        let c = Coord::from_standard_number(bit + 1, n)
+            .ok_or_else(|| bad(format!("square number {} is off the board", bit + 1)))?;
+        if p && b {
+            return Err(bad(format!("both sides have a piece on {c}")));
+        }
+        if !(p || b) {
+            return Err(bad(format!("a king on the empty square {c}")));
+        }
+        let side = if p { Side::Player } else { Side::Bot };
+        grid.set(c, Some(Piece { side, king: k }));
+    }
+    let position = AnyPosition::from_grid(&grid, Side::Player);
+    let value = r.i16()?;
+    let depth = r.u8()?;
+    let flags = r.u8()?;
+    let count = r.u8()? as usize;
+    let legal = position.legal_moves();
+    let mut moves = Vec::with_capacity(count);
+    for _ in 0..count {
+        let len = r.u8()? as usize;
+        let nums = r.take(len)?;
+        let path: Vec<Option<Coord>> = nums
+            .iter()
+            .map(|&k| Coord::from_standard_number(k as usize, n))
+            .collect();
+        let value = r.i16()?;
+        let text = path
+            .iter()
+            .zip(nums)
+            .map(|(c, k)| c.map_or_else(|| format!("#{k}"), |c| c.to_string()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let path: Option<Vec<Coord>> = path.into_iter().collect();
+        let mv = path
+            .and_then(|p| legal.iter().find(|m| m.path == p).cloned())
+            .ok_or_else(|| BookError::IllegalMove {
+                index,
+                position: position.to_string(),
+                mv: text,
+            })?;
+        moves.push(BookMove { mv, value });
+    }
+    Ok(Entry {
+        position,
+        value,
+        depth,
+        expanded: flags & 1 != 0,
+        moves,
+    })
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, k: usize) -> Result<&'a [u8], BookError> {
+        let end = self.at.saturating_add(k);
+        if end > self.bytes.len() {
+            return Err(BookError::Truncated {
+                what: self.what,
+                needed: end,
+                found: self.bytes.len(),
+            });
+        }
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn u8(&mut self) -> Result<u8, BookError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, BookError> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn i16(&mut self) -> Result<i16, BookError> {
+        let b = self.take(2)?;
+        Ok(i16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&mut self) -> Result<u32, BookError> {
+        let mut a = [0u8; 4];
+        a.copy_from_slice(self.take(4)?);
+        Ok(u32::from_le_bytes(a))
+    }
+
+    fn u64(&mut self) -> Result<u64, BookError> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_form_turns_the_bot_to_the_player() {
+        let start_b = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        let start_p = AnyPosition::initial(BoardSize::S8, Side::Player);
+        let (c, turned) = canonical(&start_b);
+        assert!(turned);
+        assert_eq!(c, start_p);
+        // Every move of the bot, turned, is a move of the canonical position, and leads to the
+        // canonical form of the position it leads to.
+        for (mv, next) in start_b.successors() {
+            let t = turn_move(&mv, BoardSize::S8);
+            let after = c.play(&t).expect("turned move is legal");
+            assert_eq!(canonical(&next).0, canonical(&after).0);
+        }
+    }
+}

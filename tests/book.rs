@@ -1,0 +1,479 @@
+//! The opening book: its file format (round trip, and damaged, truncated, foreign or wrong-size
+//! files refused naming the fault), the built-in book's moves all legal, the engine answering
+//! from it only on its board size, seeded variety, and the `search`, `book` and daemon commands.
+//! Books are built here with tiny node budgets.
+
+use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd};
+use checkersbot::engine::book::{
+    canonical, fnv1a, Book, BookError, BookSpec, BuildInfo, HEADER_LEN, MAGIC,
+};
+use checkersbot::engine::{Engine, EngineConfig, Limits, StopReason};
+use checkersbot::play::level::{choose_move, Level};
+use checkersbot::rng::Rng;
+use checkersbot::robot::daemon::{replay, Settings};
+use checkersbot::robot::transport::MemorySink;
+use checkersbot::rules::any_size::AnyPosition;
+use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::position::Side;
+use proptest::prelude::*;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// A small book built here: `max` positions of `size`, 3,000 nodes a search.
+fn tiny(size: BoardSize, max: usize) -> Book {
+    let cfg = BuildConfig {
+        engine: EngineConfig::default(),
+        limits: Limits {
+            nodes: Some(3_000),
+            ..Limits::default()
+        },
+        penalty: 10,
+        threads: 2,
+        batch: 2,
+        max_positions: Some(max),
+        time: None,
+        max_ply: 30,
+        save_every: Duration::from_secs(3600),
+    };
+    let mut book = Book::new(
+        size,
+        BuildInfo {
+            nodes: 3_000,
+            penalty: 10,
+            ..BuildInfo::default()
+        },
+    );
+    let end = build(
+        &mut book,
+        &cfg,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_| {},
+    )
+    .expect("no file to write");
+    assert_eq!(end, BuildEnd::Positions);
+    book
+}
+
+fn tiny8() -> &'static Book {
+    static BOOK: OnceLock<Book> = OnceLock::new();
+    BOOK.get_or_init(|| tiny(BoardSize::S8, 30))
+}
+
+fn builtin() -> &'static Book {
+    static BOOK: OnceLock<Book> = OnceLock::new();
+    BOOK.get_or_init(|| Book::builtin().expect("the built-in book reads"))
+}
+
+/// Rewrites the checksum after a deliberate change, so that the next check is reached.
+fn reseal(bytes: &mut [u8]) {
+    let at = HEADER_LEN - 8;
+    let sum = fnv1a(&[&bytes[..at], &bytes[HEADER_LEN..]]);
+    bytes[at..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+}
+
+#[test]
+fn a_book_round_trips_through_bytes_and_a_file() {
+    let book = tiny8();
+    assert!(book.len() >= 30);
+    let bytes = book.to_bytes().expect("writes");
+    let back = Book::from_bytes(&bytes).expect("reads back");
+    assert_eq!(&back, book);
+    assert_eq!(back.info(), book.info());
+    let path = std::env::temp_dir().join(format!("checkersbot-book-{}.cbbk", std::process::id()));
+    book.save(&path).expect("saves");
+    let loaded = Book::load(&path);
+    let sized = Book::load_for(&path, BoardSize::S10);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(&loaded.expect("loads"), book);
+    assert!(matches!(
+        sized,
+        Err(BookError::WrongSize {
+            found: BoardSize::S8,
+            expected: BoardSize::S10
+        })
+    ));
+}
+
+#[test]
+fn damaged_truncated_and_foreign_files_are_refused_naming_the_fault() {
+    let good = tiny8().to_bytes().expect("writes");
+    // A flipped byte anywhere in the body or the build record: the checksum.
+    for at in [HEADER_LEN + 3, good.len() - 1, 14] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        let e = Book::from_bytes(&bad).expect_err("damaged");
+        assert!(matches!(e, BookError::Checksum { .. }), "byte {at}: {e}");
+        assert!(e.to_string().contains("checksum mismatch"));
+    }
+    // Cut short, in the header or in the body.
+    for len in [0, 5, HEADER_LEN - 1, HEADER_LEN, good.len() - 1] {
+        let e = Book::from_bytes(&good[..len]).expect_err("truncated");
+        if len < MAGIC.len() {
+            assert!(matches!(e, BookError::Magic), "{len}: {e}");
+        } else {
+            assert!(matches!(e, BookError::Truncated { .. }), "{len}: {e}");
+            assert!(e.to_string().starts_with("truncated"));
+        }
+    }
+    // Too long.
+    let mut long = good.clone();
+    long.push(0);
+    assert!(matches!(
+        Book::from_bytes(&long),
+        Err(BookError::Trailing(1))
+    ));
+    // Not a book at all.
+    let e = Book::from_bytes(b"CBEVAL..........").expect_err("foreign");
+    assert!(matches!(e, BookError::Magic));
+    assert!(e.to_string().contains("wrong magic"));
+    // Another version.
+    let mut v = good.clone();
+    v[8] = 9;
+    reseal(&mut v);
+    assert!(matches!(
+        Book::from_bytes(&v),
+        Err(BookError::Version { found: 9 })
+    ));
+    // A board size that does not exist.
+    let mut s = good.clone();
+    s[10] = 7;
+    reseal(&mut s);
+    let e = Book::from_bytes(&s).expect_err("bad size");
+    assert!(matches!(e, BookError::BadSize(7)), "{e}");
+    // A 6x6 book where 8x8 is wanted.
+    let six = tiny(BoardSize::S6, 8);
+    let six_bytes = six.to_bytes().expect("writes");
+    let e = Book::from_bytes(&six_bytes)
+        .and_then(|b| b.check_size(BoardSize::S8).map(|_| b))
+        .expect_err("wrong size");
+    assert!(e.to_string().contains("wrong board size"), "{e}");
+}
+
+#[test]
+fn a_move_that_is_not_legal_is_refused() {
+    let mut bytes = tiny8().to_bytes().expect("writes");
+    // The first record is the start position (12 bytes of squares, value, depth, flags, the
+    // number of moves), then its first move: length, squares. Send it from square 16 (empty).
+    let first_square = HEADER_LEN + 12 + 2 + 1 + 1 + 1 + 1;
+    assert_eq!(bytes[first_square - 1], 2, "a plain move of two squares");
+    bytes[first_square] = 16;
+    reseal(&mut bytes);
+    let e = Book::from_bytes(&bytes).expect_err("illegal");
+    assert!(matches!(e, BookError::IllegalMove { index: 0, .. }), "{e}");
+    assert!(e.to_string().contains("is not legal"), "{e}");
+}
+
+#[test]
+fn every_move_of_the_builtin_book_is_legal_and_it_is_small() {
+    let book = builtin();
+    assert_eq!(book.size(), BoardSize::S8);
+    assert!(
+        book.len() >= 100,
+        "the built-in book has {} positions",
+        book.len()
+    );
+    assert!(BookSpec::parse("builtin").load().is_ok());
+    assert!(checkersbot::engine::book::BUILTIN_8X8.len() < 1 << 20);
+    let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+    assert!(book.moves(&start).is_some(), "the start is in the book");
+    for e in book.entries() {
+        assert_eq!(e.position.side(), Side::Player);
+        let legal = e.position.legal_moves();
+        for m in &e.moves {
+            assert!(legal.contains(&m.mv), "{}: {}", e.position, m.mv);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// From any built-in book position, in either colour, every book move the book gives is
+    /// legal there, and a chosen move (at any margin and seed) is one of them.
+    #[test]
+    fn builtin_book_moves_are_legal(i in any::<prop::sample::Index>(), turned in any::<bool>(),
+                                    margin in 0i32..200, seed in any::<u64>()) {
+        let book = builtin();
+        let e = &book.entries()[i.index(book.len())];
+        // The same position with the bot to move: turned and colours swapped.
+        let pos = if turned {
+            let mut grid = e.position.grid().rotated();
+            for c in grid.clone().playable() {
+                let p = grid.get(c).map(|mut p| { p.side = p.side.opponent(); p });
+                grid.set(c, p);
+            }
+            AnyPosition::from_grid(&grid, Side::Bot)
+        } else {
+            e.position
+        };
+        prop_assert_eq!(canonical(&pos).0, e.position);
+        let legal = pos.legal_moves();
+        if let Some(moves) = book.moves(&pos) {
+            prop_assert_eq!(moves.len(), e.moves.len());
+            for m in &moves {
+                prop_assert!(legal.contains(&m.mv), "{} {}", pos, m.mv);
+            }
+            let pick = book.choose(&pos, margin, Some(&mut Rng::new(seed)));
+            let pick = pick.expect("a move");
+            let best = moves.iter().map(|m| m.value).max().unwrap_or(0);
+            prop_assert!(moves.contains(&pick));
+            prop_assert!(i32::from(pick.value) >= i32::from(best) - margin);
+        } else {
+            prop_assert!(e.moves.is_empty());
+        }
+    }
+}
+
+fn book_engine(book: &Book, margin: i32) -> Engine {
+    Engine::new(EngineConfig {
+        book: Some(Arc::new(book.clone())),
+        book_margin: margin,
+        ..EngineConfig::default()
+    })
+}
+
+#[test]
+fn the_engine_answers_from_the_book_only_on_its_size() {
+    let book = tiny8();
+    let mut engine = book_engine(book, 0);
+    let limits = Limits {
+        depth: Some(3),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    for side in [Side::Player, Side::Bot] {
+        let start = AnyPosition::initial(BoardSize::S8, side);
+        let r = engine.search(&start, &[], &limits, &stop, &mut |_| {});
+        assert_eq!(r.reason, StopReason::Book);
+        assert!(r.info.book);
+        let moves = book.moves(&start).expect("start in the book");
+        assert_eq!(r.best.as_ref(), Some(&moves[0].mv), "margin 0: the best");
+        assert!(start.legal_moves().contains(&moves[0].mv));
+    }
+    for size in [BoardSize::S6, BoardSize::S10] {
+        let start = AnyPosition::initial(size, Side::Player);
+        let r = engine.search(&start, &[], &limits, &stop, &mut |_| {});
+        assert_ne!(r.reason, StopReason::Book, "{size}");
+        assert!(!r.info.book);
+    }
+    // A position out of the book is searched.
+    let out = AnyPosition::from_grid(
+        &checkersbot::rules::board::Grid::parse_line(
+            "________/__b_____/________/________/________/____p___/________/________",
+        )
+        .expect("board"),
+        Side::Player,
+    );
+    let r = engine.search(&out, &[], &limits, &stop, &mut |_| {});
+    assert_ne!(r.reason, StopReason::Book);
+}
+
+/// The first `plies` moves of a game where both sides choose as `level` does with the built-in
+/// book (searching 2 plies out of it).
+fn game(level: Level, seed: u64, plies: usize) -> Vec<String> {
+    let mut engine = book_engine(builtin(), level.book_margin());
+    let mut rng = Rng::new(seed);
+    let stop = AtomicBool::new(false);
+    // Out of the book, a quick search: what is tested is the choice among book moves.
+    let limits = Limits {
+        depth: Some(2),
+        ..Limits::default()
+    };
+    let mut pos = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let r = choose_move(
+            &mut engine,
+            &pos,
+            &[],
+            &limits,
+            level.misstep(),
+            &mut rng,
+            &stop,
+            &mut |_| {},
+        );
+        let Some(m) = r.best else { break };
+        moves.push(m.notation());
+        pos = pos.play(&m).expect("legal");
+    }
+    moves
+}
+
+#[test]
+fn the_same_seed_gives_the_same_game_and_other_seeds_other_games_at_the_easy_level() {
+    let a = game(Level::Easy, 7, 10);
+    assert_eq!(a, game(Level::Easy, 7, 10));
+    let games: std::collections::HashSet<Vec<String>> =
+        (1..=6).map(|s| game(Level::Easy, s, 10)).collect();
+    assert!(games.len() >= 3, "6 seeds gave {} games", games.len());
+    // `max` plays the best line only, whatever the seed, as far as the book goes.
+    let book = builtin();
+    let max: Vec<Vec<String>> = (1..=3).map(|s| game(Level::Max, s, 4)).collect();
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let best = book.moves(&start).expect("start in the book");
+    assert!(max.iter().all(|g| g[0] == best[0].mv.notation()));
+    assert!(max.windows(2).all(|w| w[0] == w[1]));
+}
+
+fn bin(args: &[&str]) -> (String, String, bool) {
+    let out = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn search_with_the_builtin_book_answers_from_it() {
+    let (out, _, ok) = bin(&["search", "--book", "builtin", "--side", "b"]);
+    assert!(ok);
+    assert!(out.contains("stop book"), "{out}");
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let moves = builtin().moves(&start).expect("in the book");
+    assert!(
+        out.contains(&format!("move {}\n", moves[0].mv.notation())),
+        "{out}"
+    );
+    // Without the book the same command searches.
+    let (out, _, ok) = bin(&["search", "--book", "off", "--side", "b", "--depth", "3"]);
+    assert!(ok && !out.contains("stop book"), "{out}");
+}
+
+#[test]
+fn book_commands_and_bad_files() {
+    let (out, _, ok) = bin(&["book", "info"]);
+    assert!(ok);
+    assert!(
+        out.contains(&format!("positions {}\n", builtin().len())),
+        "{out}"
+    );
+    let (out, _, ok) = bin(&["book", "probe", "--side", "b"]);
+    assert!(ok);
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let first = builtin().moves(&start).expect("in the book")[0].clone();
+    assert!(
+        out.starts_with(&format!(
+            "move {} value {}\n",
+            first.mv.notation(),
+            first.value
+        )),
+        "{out}"
+    );
+    let path = std::env::temp_dir().join(format!("checkersbot-bad-{}.cbbk", std::process::id()));
+    let mut bytes = tiny8().to_bytes().expect("writes");
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&path, &bytes).expect("temp file");
+    let p = path.display().to_string();
+    let (_, err, ok) = bin(&["search", "--book", &p, "--depth", "2"]);
+    let (_, err_info, ok_info) = bin(&["book", "info", "--book", &p]);
+    std::fs::remove_file(&path).ok();
+    assert!(!ok && err.contains("truncated"), "{err}");
+    assert!(!ok_info && err_info.contains("truncated"), "{err_info}");
+}
+
+#[test]
+fn book_build_writes_and_resumes_a_file() {
+    let path = std::env::temp_dir().join(format!("checkersbot-build-{}.cbbk", std::process::id()));
+    let p = path.display().to_string();
+    let args = |max: &str| -> Vec<String> {
+        [
+            "book",
+            "build",
+            "--out",
+            &p,
+            "--size",
+            "6",
+            "--nodes",
+            "2000",
+            "--threads",
+            "2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--max-positions".into(), max.into()])
+        .collect()
+    };
+    let a: Vec<String> = args("10");
+    let (_, err, ok) = bin(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(ok, "{err}");
+    let first = Book::load(&path).expect("written");
+    let b: Vec<String> = args("25");
+    let (_, err, ok) = bin(&b.iter().map(String::as_str).collect::<Vec<_>>());
+    let second = Book::load(&path);
+    std::fs::remove_file(&path).ok();
+    assert!(ok && err.contains("resuming"), "{err}");
+    let second = second.expect("rewritten");
+    assert!(first.len() >= 10 && second.len() >= 25);
+    assert_eq!(second.size(), BoardSize::S6);
+    assert_eq!(second.info().nodes, 2000);
+    // The first build's positions are still there, in the same order.
+    assert_eq!(
+        &second.entries()[..first.len()]
+            .iter()
+            .map(|e| e.position)
+            .collect::<Vec<_>>(),
+        &first
+            .entries()
+            .iter()
+            .map(|e| e.position)
+            .collect::<Vec<_>>()
+    );
+}
+
+fn daemon(input: &str) -> Vec<String> {
+    let sink = MemorySink::default();
+    replay(
+        Settings::deterministic(),
+        std::io::Cursor::new(input.as_bytes().to_vec()),
+        Box::new(sink.clone()),
+    )
+    .expect("a 16 MiB table");
+    let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
+    lines
+}
+
+#[test]
+fn the_daemon_sets_the_book_and_plays_from_it() {
+    let start_b = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ b";
+    let lines = daemon(&format!(
+        "set book builtin\nset info final\nposition {start_b}\nboard {start_b}\noptions\nset book /no/such/book\nset book off\n"
+    ));
+    let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+    let moves = builtin().moves(&start).expect("in the book");
+    // Hard, the default level: within 10 of the best.
+    let best = moves[0].value;
+    let info = lines
+        .iter()
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    assert!(info.contains(" book pv "), "{lines:?}");
+    let mv = lines
+        .iter()
+        .find(|l| l.starts_with("move "))
+        .expect("a move");
+    assert!(
+        moves
+            .iter()
+            .any(|m| *mv == format!("move {}", m.mv.notation()) && m.value >= best - 10),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option book type string default off value builtin")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("error bad-option book /no/such/book")),
+        "{lines:?}"
+    );
+}
