@@ -209,12 +209,12 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     };
     let stop = AtomicBool::new(false);
     let out = a.out.clone();
-    let mut last = Instant::now() - Duration::from_secs(60);
+    let mut last: Option<Instant> = None;
     let mut report = |p: &Progress| {
-        if last.elapsed() < Duration::from_secs(5) {
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(5)) {
             return;
         }
-        last = Instant::now();
+        last = Some(Instant::now());
         let line: Vec<String> = p
             .best_line
             .iter()

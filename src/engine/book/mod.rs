@@ -379,8 +379,8 @@ impl Book {
         &mut self.entries[i]
     }
 
-    /// Adds a record; refuses a position that is already in (returns its number) or that has
-    /// another size or the bot to move.
+    /// Adds a record (its position canonical and of the book's size); a position that is
+    /// already in is refused with its record number.
     pub fn insert(&mut self, entry: Entry) -> Result<usize, usize> {
         if let Some(i) = self.find_canonical(&entry.position) {
             return Err(i);
