@@ -465,7 +465,10 @@ class Engine:
                 if self._dead is not None:
                     return
                 self._waiters.append(_Waiter("stop"))
-            self._write("stop")
+            try:
+                self._write("stop")
+            except EngineTerminatedError:
+                pass  # the daemon went (e.g. it read `quit`) before the reader saw it: nothing to stop
 
     def request(self, line: str, *, timeout: Optional[float] = None) -> Reply:
         """Sends one request line as it is and returns its final reply with the lines before it
