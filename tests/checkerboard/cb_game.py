@@ -14,6 +14,10 @@ and levels. Prints one line a game and `all games played through`; exits 1 on an
 import ctypes
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
+from daemon_pipe import Daemon  # noqa: E402
 
 LIB, BIN = sys.argv[1], sys.argv[2]
 WHITE, BLACK, MAN, KING = 1, 2, 4, 8
@@ -71,32 +75,6 @@ def legal_moves(rows, side):
     out = subprocess.run([BIN, "moves", "--board", rows, "--side", side], capture_output=True,
                          text=True, check=True).stdout
     return [line.strip() for line in out.splitlines() if line.strip() and not line.startswith("none")]
-
-
-class Daemon:
-    FINAL = ("ok", "pong", "bye", "move", "unchanged", "wait", "gameover", "error")
-
-    def __init__(self):
-        self.p = subprocess.Popen([BIN, "serve", "--movetime", "30", "--info", "off", "--egdb", "off"],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def ask(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        while True:
-            reply = self.p.stdout.readline().strip()
-            if not reply:
-                raise RuntimeError(f"daemon closed after {line!r}")
-            if reply.split()[0] in self.FINAL:
-                return reply
-
-    def close(self):
-        try:
-            self.ask("quit")
-        finally:
-            self.p.wait(timeout=10)
-            self.p.stdin.close()
-            self.p.stdout.close()
 
 
 def command(lib, text):
@@ -191,7 +169,7 @@ def main():
     lib = ctypes.CDLL(LIB)
     lib.getmove.restype = ctypes.c_int
     lib.enginecommand.restype = ctypes.c_int
-    daemon = Daemon()
+    daemon = Daemon(BIN, 30)
     try:
         check_commands(lib)
         play(lib, daemon, "library (White) against serve (Black)")

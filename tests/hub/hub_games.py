@@ -14,8 +14,11 @@ game and exits 0 when every game was played through; exits 1 on any fault, 3 whe
 missing (`pip install pydraughts==0.6.7`).
 """
 import random
-import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common"))
+from daemon_pipe import Daemon  # noqa: E402
 
 try:
     import draughts
@@ -56,35 +59,6 @@ def rows_of(board):
     return "/".join("".join(row) for row in grid)
 
 
-class Daemon:
-    """checkersbot serve on pipes: one request, its final reply."""
-
-    FINAL = ("ok", "pong", "bye", "move", "unchanged", "wait", "gameover", "error")
-
-    def __init__(self, movetime_ms):
-        self.p = subprocess.Popen(
-            [BIN, "serve", "--movetime", str(movetime_ms), "--info", "off", "--egdb", "off"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-
-    def ask(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        while True:
-            reply = self.p.stdout.readline().strip()
-            if not reply:
-                raise RuntimeError(f"daemon closed after {line!r}")
-            if reply.split()[0] in self.FINAL:
-                return reply
-
-    def close(self):
-        try:
-            self.ask("quit")
-        finally:
-            self.p.wait(timeout=10)
-            self.p.stdin.close()
-            self.p.stdout.close()
-
-
 def legal_move(board, steps):
     """The legal move whose path is `steps` (PDN numbers), else None."""
     for m in board.legal_moves():
@@ -112,7 +86,7 @@ def hub_against_serve(label, movetime, openings, seed):
     engine = HubEngine([BIN, "hub", "--egdb", "off"])
     engine.init()
     engine.configure({"variant": "english"})
-    daemon = Daemon(int(movetime * 1000))
+    daemon = Daemon(BIN, int(movetime * 1000))
     try:
         for _ in range(openings):
             board.push(rng.choice(board.legal_moves()))
