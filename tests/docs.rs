@@ -17,9 +17,8 @@
 #[allow(dead_code, unused_imports)]
 #[path = "../src/cli/mod.rs"]
 mod cli;
+mod common;
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::transport::MemorySink;
 use clap::{CommandFactory, Parser};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -430,22 +429,6 @@ fn transcript(b: &Block) -> Option<&[String]> {
     is.then_some(&b.lines[..])
 }
 
-fn run_daemon(input: &str) -> Vec<String> {
-    let sink = MemorySink::default();
-    let settings = Settings {
-        transcript: true,
-        ..Settings::deterministic()
-    };
-    replay(
-        settings,
-        std::io::Cursor::new(input.as_bytes().to_vec()),
-        Box::new(sink.clone()),
-    )
-    .expect("a 16 MiB table");
-    let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
-    lines
-}
-
 #[test]
 fn every_transcript_in_the_docs_replays() {
     let mut failures = Vec::new();
@@ -462,7 +445,7 @@ fn every_transcript_in_the_docs_replays() {
                 input.push_str(l.trim_start_matches('>').trim_start());
                 input.push('\n');
             }
-            let got: Vec<String> = run_daemon(&input)
+            let got: Vec<String> = common::replay_transcript(input.into_bytes())
                 .into_iter()
                 .skip(2) // the `set info off` line and its `ok`
                 .collect();

@@ -6,25 +6,9 @@
 //! To regenerate the stored transcripts after an intended change, run
 //! `CHECKERSBOT_BLESS=1 cargo test --release --test golden` and read the diff before committing.
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::transport::MemorySink;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn run(input: Vec<u8>) -> Vec<String> {
-    let sink = MemorySink::default();
-    let settings = Settings {
-        transcript: true,
-        ..Settings::deterministic()
-    };
-    replay(
-        settings,
-        std::io::Cursor::new(input),
-        Box::new(sink.clone()),
-    )
-    .expect("a 16 MiB table");
-    let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
-    lines
-}
+use std::path::{Path, PathBuf};
 
 fn bless() -> bool {
     std::env::var_os("CHECKERSBOT_BLESS").is_some_and(|v| v != "0")
@@ -79,7 +63,7 @@ fn recorded_sessions_replay_to_their_golden_transcripts() {
     let mut failures = Vec::new();
     for path in &sessions {
         let input = std::fs::read(path).unwrap_or_default();
-        let got = run(input);
+        let got = common::replay_transcript(input);
         if let Err(e) = compare(path, &path.with_extension("out"), &got) {
             failures.push(e);
         }
@@ -102,7 +86,7 @@ fn protocol_examples_replay_as_written() {
             })
             .map(|l| format!("{l}\n"))
             .collect();
-        let got = run(input.into_bytes());
+        let got = common::replay_transcript(input.into_bytes());
         if let Err(e) = compare(path, path, &got) {
             failures.push(e);
         }

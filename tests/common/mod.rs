@@ -238,3 +238,23 @@ pub fn peak_rss_under_flood(
         done.load(std::sync::atomic::Ordering::Relaxed),
     )
 }
+
+/// Replays `input` through the daemon in deterministic mode (`replay`'s settings: depth 6, one
+/// thread, no timings) as a transcript: each input line as `> LINE`, each reply as `< REPLY`.
+pub fn replay_transcript(input: Vec<u8>) -> Vec<String> {
+    use checkersbot::robot::daemon::{replay, Settings};
+    use checkersbot::robot::transport::MemorySink;
+    let sink = MemorySink::default();
+    let settings = Settings {
+        transcript: true,
+        ..Settings::deterministic()
+    };
+    replay(
+        settings,
+        std::io::Cursor::new(input),
+        Box::new(sink.clone()),
+    )
+    .expect("a 16 MiB table");
+    let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
+    lines
+}
