@@ -60,8 +60,8 @@ pub struct Picture {
     pub title: Option<String>,
 }
 
-/// Text made safe for SVG content and attribute values.
-fn escape(text: &str) -> String {
+/// Text made safe for SVG (and HTML) content and attribute values; control characters dropped.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -6,9 +6,11 @@ use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
 use checkersbot::play::level::{Level, Style};
 use checkersbot::robot::daemon::{Daemon, Event, Settings};
+use checkersbot::robot::http;
 use checkersbot::robot::network::{self, TcpSink};
 use checkersbot::robot::outbox::FlowControl;
 use checkersbot::robot::protocol::{parse_size, SetOption};
+use checkersbot::robot::snapshot::Feed;
 use checkersbot::robot::tracking::AutoNewGame;
 use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
 use checkersbot::rules::board::{initial_grid, Grid};
@@ -189,6 +191,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 25,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     tcp_timeout: u64,
+    /// Serve a read-only operator page over HTTP (off unless given): PORT or :PORT (on 127.0.0.1
+    /// only), or ADDR:PORT (e.g. 0.0.0.0:8080 for every interface); with any link. The board as
+    /// the camera sent it and as the daemon expects it, the bot's search, the clock, the moves;
+    /// also /status.json and /game.pdn.
+    #[arg(long, value_name = "ADDR:PORT", value_parser = network::listen_address)]
+    http: Option<std::net::SocketAddr>,
     /// Over TCP: let clients name files and directories (`set eval PATH`, `set egdb DIR`, `set
     /// record DIR`); refused by default, since any machine that reaches the port is a client.
     #[arg(long)]
@@ -213,6 +221,27 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     // Block the termination signals before any thread starts, so that every thread inherits the
     // mask and only the signal thread receives them.
     let signals = signals::block();
+    // The page's address is taken before the daemon starts, so that a port in use ends `serve`
+    // at once with its address, as `--listen` does.
+    let page = match args.http {
+        Some(addr) => Some((http::bind(addr)?, Feed::default())),
+        None => None,
+    };
+    let feed = page.as_ref().map(|(_, feed)| feed.clone());
+    let with_page = move |daemon: Daemon| match &feed {
+        Some(feed) => daemon.with_feed(feed.clone()),
+        None => daemon,
+    };
+    let serve_page = move || -> Result<()> {
+        if let Some((listener, feed)) = page {
+            let bound = http::spawn(listener, feed).context("cannot start the operator page")?;
+            tracing::info!("operator page at http://{bound}/");
+            if !bound.ip().is_loopback() {
+                tracing::warn!("operator page at {bound}: reachable from other machines");
+            }
+        }
+        Ok(())
+    };
     let (tx, rx) = channel();
     if let Some(set) = signals {
         signals::spawn_waiter(set, tx.clone());
@@ -230,6 +259,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let sink = TcpSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
                 .map_err(|e| anyhow!("--{e}"))?;
+            let daemon = with_page(daemon);
+            serve_page()?;
             let options = network::TcpOptions {
                 timeout: Duration::from_secs(args.tcp_timeout),
             };
@@ -248,6 +279,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 tx.clone(),
             )
             .map_err(|e| anyhow!("--{e}"))?;
+            let daemon = with_page(daemon);
+            serve_page()?;
             spawn_reader(tx, daemon.flow_control(), |deliver| {
                 transport::pump_stdin(deliver)
             })?;
@@ -261,6 +294,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let sink = SerialSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
                 .map_err(|e| anyhow!("--{e}"))?;
+            let daemon = with_page(daemon);
+            serve_page()?;
             spawn_reader(tx, daemon.flow_control(), move |deliver| {
                 transport::pump_serial(&cfg, &sink, deliver)
             })?;

@@ -34,6 +34,7 @@ use crate::robot::protocol::{
     Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
     Setup,
 };
+use crate::robot::snapshot::{Feed, SearchView, Snapshot};
 use crate::robot::status::{self, Observed};
 use crate::robot::tracking::{
     camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
@@ -377,6 +378,14 @@ pub struct Daemon {
     events: Sender<Event>,
     /// The last board and what it got, for `status`.
     observed: Observed,
+    /// Where snapshots for the operator page go (`serve --http`), if anywhere.
+    feed: Option<Feed>,
+    /// Something the operator page shows may have changed while handling the current event.
+    dirty: bool,
+    /// The bot's last search in this game, for the operator page.
+    search_view: Option<SearchView>,
+    /// The last final reply to a `board`, for the operator page.
+    board_reply: Option<String>,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -461,12 +470,24 @@ impl Daemon {
             to: None,
             events: own_events,
             observed: Observed::default(),
+            feed: None,
+            dirty: false,
+            search_view: None,
+            board_reply: None,
         })
     }
 
     /// The writer's flow control, for the reader (see [`crate::robot::outbox`]).
     pub fn flow_control(&self) -> FlowControl {
         self.out.flow_control()
+    }
+
+    /// Publishes a [`Snapshot`] to `feed` now and after every event that may change what the
+    /// operator page shows (`serve --http`). Building one is the daemon's only work for the page.
+    pub fn with_feed(mut self, feed: Feed) -> Daemon {
+        self.feed = Some(feed);
+        self.publish();
+        self
     }
 
     /// Lockstep mode (replay): after each input line is fully answered, a `()` is sent on `ack`.
@@ -510,6 +531,32 @@ impl Daemon {
         self.dispatch(event);
         let after = usize::from(self.pending.is_some());
         self.out.answered((before + input).saturating_sub(after));
+        if std::mem::take(&mut self.dirty) {
+            self.publish();
+        }
+    }
+
+    /// Publishes what the operator page shows, if a page is served.
+    fn publish(&self) {
+        let Some(feed) = &self.feed else {
+            return;
+        };
+        let game = self.tracker.game();
+        feed.publish(Snapshot {
+            status: status::report(
+                &self.tracker,
+                &self.settings,
+                self.pending.is_some(),
+                self.clock_left,
+                &self.observed,
+            ),
+            last_reply: self.board_reply.clone(),
+            search: self.search_view.clone(),
+            start: game.map(|g| *g.start()),
+            moves: game.map(|g| g.moves().to_vec()).unwrap_or_default(),
+            movetime_ms: self.settings.movetime.map(|t| t.as_millis() as u64),
+            depth_limit: self.settings.depth,
+        });
     }
 
     fn dispatch(&mut self, event: Event) {
@@ -573,6 +620,12 @@ impl Daemon {
             }
             Event::Progress(info) => {
                 if let Some(p) = &self.pending {
+                    if p.work == Work::Move {
+                        if let Some(view) = &mut self.search_view {
+                            view.update(&info);
+                            self.dirty = true;
+                        }
+                    }
                     if self.settings.info == InfoMode::Iterations && p.work == Work::Move {
                         self.to = p.session;
                         let line = SearchInfo::of(&info, self.settings.timing);
@@ -580,9 +633,15 @@ impl Daemon {
                     }
                 }
             }
-            Event::SearchDone(result) => self.search_done(result),
+            Event::SearchDone(result) => {
+                self.dirty = true;
+                self.search_done(result)
+            }
             Event::AnalysisDone(lines) => self.analysis_done(lines),
-            Event::Loaded(loaded) => self.loaded(loaded),
+            Event::Loaded(loaded) => {
+                self.dirty = true;
+                self.loaded(loaded)
+            }
         }
     }
 
@@ -635,6 +694,15 @@ impl Daemon {
 
     fn command(&mut self, cmd: Command) {
         let busy = self.pending.is_some();
+        // Requests that only read leave the operator page as it is.
+        self.dirty |= !matches!(
+            cmd,
+            Command::Hello
+                | Command::Ping(_)
+                | Command::Repeat
+                | Command::Options
+                | Command::Status
+        );
         match cmd {
             Command::Hello => self.send(&Reply::hello()),
             Command::Ping(Some(_)) | Command::Stop
@@ -757,6 +825,9 @@ impl Daemon {
                 // A search started: the board fit the game.
                 let reply = self.pending.is_none().then_some(self.last_final.as_deref());
                 self.observed.note(&rows, &self.settings, reply.flatten());
+                if self.pending.is_none() && self.feed.is_some() {
+                    self.board_reply = self.last_final.clone();
+                }
             }
             // Changes nothing, so it is answered at once, also while the engine thinks.
             Command::Status => {
@@ -840,6 +911,12 @@ impl Daemon {
             // Handled above.
             SetOption::Clock(_) | SetOption::TimeLeft(_) | SetOption::Ponder(_) => {}
         }
+    }
+
+    /// A new game: the operator page forgets the last search and reply.
+    fn forget_page_state(&mut self) {
+        self.search_view = None;
+        self.board_reply = None;
     }
 
     /// The clock back to its base time, no moves played.
@@ -1345,6 +1422,7 @@ impl Daemon {
         self.settings.size = start.size();
         self.tracker.new_game(start);
         self.observed = Observed::default();
+        self.forget_page_state();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -1360,6 +1438,7 @@ impl Daemon {
         self.settings.size = game.current().size();
         self.tracker.set_game(game);
         self.observed = Observed::default();
+        self.forget_page_state();
         self.reset_clock();
         self.clear_table();
         self.send(&Reply::Ok);
@@ -1394,6 +1473,7 @@ impl Daemon {
             self.record_abandoned("abandoned: the start position was set up on the board");
             self.recorded = false;
             self.tracker.new_game(start);
+            self.forget_page_state();
             self.reset_clock();
             self.clear_table();
             self.send(&Reply::Info(InfoLine::NewGame));
@@ -1569,6 +1649,7 @@ impl Daemon {
                 hard.as_millis()
             );
         }
+        let pos_for_view = pos;
         let job = Job::Search(SearchJob {
             pos,
             history,
@@ -1587,6 +1668,9 @@ impl Daemon {
         if self.jobs.send(job).is_err() {
             tracing::error!("the engine thread is gone");
             return self.error(ErrorCode::Internal, "the engine is not running");
+        }
+        if self.feed.is_some() {
+            self.search_view = Some(SearchView::started(&pos_for_view));
         }
         self.pending = Some(Pending {
             work: Work::Move,
@@ -1619,6 +1703,11 @@ impl Daemon {
             result.info.time.as_millis(),
             result.reason.word()
         );
+        if let Some(view) = &mut self.search_view {
+            view.update(&result.info);
+            view.best.clone_from(&result.best);
+            view.done = true;
+        }
         match (self.tracker.game().map(|g| g.status()), result.best) {
             (Some(_), Some(mv)) => {
                 if self.tracker.bot_moved(&mv) {
@@ -1631,6 +1720,9 @@ impl Daemon {
             }
             (Some(status), None) => self.game_over(status),
             (None, _) => self.error(ErrorCode::Internal, "no game to play the move in"),
+        }
+        if self.feed.is_some() {
+            self.board_reply = self.last_final.clone();
         }
         self.answer_deferred(&pending);
         self.start_pondering();

@@ -10,18 +10,24 @@
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
 //! - [`status`]: the `status` line: the tracked game and the settings, as plain data;
+//! - [`snapshot`]: what the operator page shows, published by the daemon, read by web threads;
+//! - [`operator`]: the operator page, its live part, `/status.json` and the game record;
+//! - [`http`]: the operator page's read-only web server (`serve --http`);
 //! - [`daemon`]: the event loop that wires tracking, the engine and a transport together;
 //! - [`hub`]: the Hub protocol's positions, moves and lines, for `checkersbot hub`.
 
 pub mod daemon;
 pub mod diagnosis;
 pub mod files;
+pub mod http;
 pub mod hub;
 pub mod network;
+pub mod operator;
 pub mod options;
 pub mod orientation;
 pub mod outbox;
 pub mod protocol;
+pub mod snapshot;
 pub mod status;
 pub mod tracking;
 pub mod transport;

@@ -248,7 +248,8 @@ fn opt_token(value: &Option<String>) -> String {
     value.as_deref().map_or_else(|| "none".to_string(), token)
 }
 
-fn result_word(status: Option<Status>) -> &'static str {
+/// The `result` word of a game status (`ongoing`, `win-b`, `draw-repetition`, ...; `none`).
+pub fn result_word(status: Option<Status>) -> &'static str {
     match status {
         None => "none",
         Some(Status::Ongoing) => "ongoing",

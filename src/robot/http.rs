@@ -1,0 +1,443 @@
+//! The operator page's web server (`serve --http ADDR:PORT`): read-only, on the standard library.
+//!
+//! Four GET routes, each answered from the latest [`Snapshot`] of a [`Feed`]:
+//!
+//! | path | answer |
+//! |---|---|
+//! | `/` | the page (HTML with its style, script and SVG boards inline: nothing is fetched from elsewhere) |
+//! | `/events` | server-sent events (`text/event-stream`): an `update` event with the page's live part at once and after each change, a comment line every 15 s while nothing changes |
+//! | `/status.json` | the data of the page as JSON ([`crate::robot::operator::status_json`]) |
+//! | `/game.pdn` | the game so far as PDN (8x8 games; 404 on other sizes) |
+//!
+//! Any other path is `404`; any method but GET is `405`; a request that is not HTTP is `400`; a
+//! request line and headers over [`MAX_HEAD`] bytes are `431`. Every answer closes its connection
+//! (`Connection: close`); a request body is never read.
+//!
+//! Why the standard library and no HTTP crate: four GET routes and one event stream need a request
+//! line, a few response headers and a thread per connection; a crate would add code to build and
+//! audit on the robot for features the page does not use. Limits keep a client from holding the
+//! daemon's resources: at most [`MAX_CONNECTIONS`] connections at a time (more are answered `503`
+//! and closed), [`HEAD_DEADLINE`] to send the request, a [`WRITE_TIMEOUT`] on every write (a client
+//! that stops reading an event stream is dropped). Nothing from the network can make it panic;
+//! an error ends that connection's thread only.
+//!
+//! The daemon never waits for the server: it publishes snapshots to the feed and goes on (see
+//! [`crate::robot::snapshot`]). The page and the JSON are made on the connection's thread.
+
+use crate::robot::operator;
+use crate::robot::snapshot::{Feed, Snapshot};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Connections served at a time; more are answered `503 Service Unavailable` and closed.
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// The most bytes of request line and headers read; a longer head is answered `431`.
+pub const MAX_HEAD: usize = 8 * 1024;
+
+/// How long a client has to send its request line and headers.
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(10);
+
+/// How long one read may wait.
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long one write may wait: a client that stops reading is dropped after this.
+pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How often an idle event stream gets a comment line (which also finds clients that have gone).
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How long the rest of a request (a body that is not read) is taken in after the answer, so
+/// that closing the connection does not reset it before the client has read the answer.
+const LINGER: Duration = Duration::from_millis(500);
+
+/// A request line read from a client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The method (`GET`).
+    pub method: String,
+    /// The path, without the query.
+    pub path: String,
+}
+
+/// Why a request cannot be answered as asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadRequest {
+    /// The head did not end within [`MAX_HEAD`] bytes.
+    TooLarge,
+    /// Not an HTTP/1.x request line, or not UTF-8.
+    Malformed,
+}
+
+/// Reads a request head (the request line and the headers, up to the blank line): the method and
+/// the path. Headers are not needed and not kept, but each must be a `Name: value` line.
+///
+/// ```
+/// use checkersbot::robot::http::{parse_head, BadRequest};
+/// let r = parse_head(b"GET /status.json?x=1 HTTP/1.1\r\nHost: robot\r\n\r\n").unwrap();
+/// assert_eq!((r.method.as_str(), r.path.as_str()), ("GET", "/status.json"));
+/// assert_eq!(parse_head(b"hello\r\n\r\n"), Err(BadRequest::Malformed));
+/// ```
+pub fn parse_head(head: &[u8]) -> Result<Request, BadRequest> {
+    let text = std::str::from_utf8(head).map_err(|_| BadRequest::Malformed)?;
+    let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    let line = lines.next().ok_or(BadRequest::Malformed)?;
+    let mut words = line.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (words.next(), words.next(), words.next(), words.next())
+    else {
+        return Err(BadRequest::Malformed);
+    };
+    let token = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphabetic());
+    if !token(method) || !version.starts_with("HTTP/1.") || !target.starts_with('/') {
+        return Err(BadRequest::Malformed);
+    }
+    for header in lines.take_while(|l| !l.is_empty()) {
+        match header.split_once(':') {
+            Some((name, _)) if !name.is_empty() && !name.contains(char::is_whitespace) => {}
+            _ => return Err(BadRequest::Malformed),
+        }
+    }
+    let path = target.split(['?', '#']).next().unwrap_or(target);
+    Ok(Request {
+        method: method.to_string(),
+        path: path.to_string(),
+    })
+}
+
+/// Where the head ends: the index just past its blank line.
+fn head_end(buf: &[u8]) -> Option<usize> {
+    let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+    let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+    match (crlf, lf) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Reads the head of a request: `Ok(None)` when the client closed or went quiet before sending
+/// one.
+fn read_head(stream: &mut TcpStream) -> io::Result<Option<Result<Request, BadRequest>>> {
+    let start = Instant::now();
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        if let Some(end) = head_end(&buf) {
+            return Ok(Some(parse_head(&buf[..end])));
+        }
+        if buf.len() >= MAX_HEAD {
+            return Ok(Some(Err(BadRequest::TooLarge)));
+        }
+        if start.elapsed() > HEAD_DEADLINE {
+            return Ok(None);
+        }
+        let room = (MAX_HEAD - buf.len()).min(chunk.len());
+        match stream.read(&mut chunk[..room]) {
+            Ok(0) => return Ok(None),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A whole answer: status line, headers, body; the connection closes after it.
+fn respond(
+    stream: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    extra: &str,
+    body: &[u8],
+) -> io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n{extra}Connection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)?;
+    stream.flush()
+}
+
+/// A short plain-text answer (errors).
+fn respond_text(stream: &mut TcpStream, status: &str, extra: &str, text: &str) -> io::Result<()> {
+    respond(
+        stream,
+        status,
+        "text/plain; charset=utf-8",
+        extra,
+        format!("{text}\n").as_bytes(),
+    )
+}
+
+/// The page may run its own inline style and script and connect back to this server only.
+const PAGE_POLICY: &str =
+    "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; \
+     script-src 'unsafe-inline'; img-src data:; connect-src 'self'\r\n";
+
+/// Answers one connection.
+fn serve_connection(mut stream: TcpStream, feed: &Feed) -> io::Result<()> {
+    stream.set_read_timeout(Some(READ_TIMEOUT))?;
+    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    stream.set_nodelay(true).ok();
+    let request = match read_head(&mut stream)? {
+        None => return Ok(()),
+        Some(Err(BadRequest::TooLarge)) => {
+            respond_text(
+                &mut stream,
+                "431 Request Header Fields Too Large",
+                "",
+                "request head too large",
+            )?;
+            return linger(stream);
+        }
+        Some(Err(BadRequest::Malformed)) => {
+            respond_text(
+                &mut stream,
+                "400 Bad Request",
+                "",
+                "not an HTTP/1.x request",
+            )?;
+            return linger(stream);
+        }
+        Some(Ok(r)) => r,
+    };
+    tracing::debug!("http: {} {}", request.method, request.path);
+    if request.method != "GET" {
+        respond_text(
+            &mut stream,
+            "405 Method Not Allowed",
+            "Allow: GET\r\n",
+            "the operator page is read-only: GET only",
+        )?;
+        return linger(stream);
+    }
+    let (version, snap) = feed.latest();
+    match request.path.as_str() {
+        "/" | "/index.html" => respond(
+            &mut stream,
+            "200 OK",
+            "text/html; charset=utf-8",
+            PAGE_POLICY,
+            operator::page(&snap, version).as_bytes(),
+        )?,
+        "/status.json" => respond(
+            &mut stream,
+            "200 OK",
+            "application/json",
+            "",
+            operator::status_json(&snap, version).as_bytes(),
+        )?,
+        "/game.pdn" => match operator::game_record(&snap) {
+            Some(pdn) => respond(
+                &mut stream,
+                "200 OK",
+                "application/x-chess-pdn; charset=utf-8",
+                "Content-Disposition: inline; filename=\"game.pdn\"\r\n",
+                pdn.as_bytes(),
+            )?,
+            None => respond_text(
+                &mut stream,
+                "404 Not Found",
+                "",
+                "no 8x8 game: PDN records are for 8x8 games",
+            )?,
+        },
+        "/events" => return stream_events(stream, feed, version, snap),
+        _ => respond_text(&mut stream, "404 Not Found", "", "not found")?,
+    }
+    linger(stream)
+}
+
+/// Closes the sending side, then takes in what the client still sends for a moment, so that the
+/// answer is not cut by a reset.
+fn linger(mut stream: TcpStream) -> io::Result<()> {
+    stream.shutdown(Shutdown::Write)?;
+    stream.set_read_timeout(Some(LINGER))?;
+    let end = Instant::now() + LINGER;
+    let mut sink = [0u8; 4096];
+    let mut taken = 0usize;
+    while Instant::now() < end && taken < 1 << 20 {
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => taken += n,
+        }
+    }
+    Ok(())
+}
+
+/// One server-sent event: the live part of the page, one `data:` line per line of HTML.
+fn event(version: u64, snap: &Snapshot) -> String {
+    let html = operator::live_html(snap);
+    let mut out = String::with_capacity(html.len() + 64 * (html.lines().count() + 1));
+    out.push_str("event: update\nid: ");
+    out.push_str(&version.to_string());
+    out.push('\n');
+    for line in html.split('\n') {
+        out.push_str("data: ");
+        out.push_str(line.trim_end_matches('\r'));
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
+/// `/events`: the latest snapshot at once, then each newer one as it comes (versions may be
+/// skipped when several come at once: the page shows the latest), a comment line when idle. Ends
+/// when a write fails (the client has gone or stopped reading).
+fn stream_events(
+    mut stream: TcpStream,
+    feed: &Feed,
+    mut version: u64,
+    mut snap: Arc<Snapshot>,
+) -> io::Result<()> {
+    stream.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
+          X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n",
+    )?;
+    loop {
+        stream.write_all(event(version, &snap).as_bytes())?;
+        stream.flush()?;
+        loop {
+            match feed.wait_newer(version, KEEP_ALIVE) {
+                Some((v, s)) => {
+                    (version, snap) = (v, s);
+                    break;
+                }
+                None => {
+                    stream.write_all(b": idle\n\n")?;
+                    stream.flush()?;
+                }
+            }
+        }
+    }
+}
+
+/// Counts a connection while it is served.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Binds the page's address; the error names it.
+pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    TcpListener::bind(addr).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot serve the operator page on {addr}: {e}"),
+        )
+    })
+}
+
+/// Serves the page on `listener` from a thread of its own (and a thread per connection); returns
+/// the address it serves on.
+pub fn spawn(listener: TcpListener, feed: Feed) -> io::Result<SocketAddr> {
+    let addr = listener.local_addr()?;
+    std::thread::Builder::new()
+        .name("http".into())
+        .spawn(move || accept_loop(listener, feed))?;
+    Ok(addr)
+}
+
+fn accept_loop(listener: TcpListener, feed: Feed) {
+    let busy = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let mut stream = match stream {
+            Ok(s) => s,
+            Err(e) => {
+                // Out of descriptors, or a connection reset before it was taken: wait a little
+                // rather than spin.
+                tracing::warn!("operator page: cannot accept a connection: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        if busy.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            busy.fetch_sub(1, Ordering::SeqCst);
+            tracing::debug!("operator page: {MAX_CONNECTIONS} connections already; refused");
+            stream.set_write_timeout(Some(Duration::from_secs(1))).ok();
+            respond_text(
+                &mut stream,
+                "503 Service Unavailable",
+                "Retry-After: 5\r\n",
+                "too many connections",
+            )
+            .ok();
+            continue;
+        }
+        let slot = Slot(Arc::clone(&busy));
+        let feed = feed.clone();
+        let spawned = std::thread::Builder::new()
+            .name("http-conn".into())
+            .spawn(move || {
+                let _slot = slot;
+                let peer = stream
+                    .peer_addr()
+                    .map_or_else(|_| "?".to_string(), |a| a.to_string());
+                if let Err(e) = serve_connection(stream, &feed) {
+                    tracing::debug!("operator page: connection from {peer} ended: {e}");
+                }
+            });
+        if let Err(e) = spawned {
+            // The closure (and the slot in it) was dropped with the error.
+            tracing::warn!("operator page: cannot start a connection thread: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_are_read_or_refused() {
+        let ok = |h: &[u8]| parse_head(h).map(|r| (r.method, r.path));
+        assert_eq!(
+            ok(b"GET / HTTP/1.1\r\n\r\n"),
+            Ok(("GET".into(), "/".into()))
+        );
+        assert_eq!(
+            ok(b"POST /events HTTP/1.0\nHost: x\n\n"),
+            Ok(("POST".into(), "/events".into()))
+        );
+        for bad in [
+            &b"GET /\r\n\r\n"[..],
+            b"GET / HTTP/2\r\n\r\n",
+            b"GET http://x/ HTTP/1.1\r\n\r\n",
+            b"G T / HTTP/1.1\r\n\r\n",
+            b"GET / HTTP/1.1\r\nno colon\r\n\r\n",
+            b"GET /\xff HTTP/1.1\r\n\r\n",
+            b"",
+        ] {
+            assert_eq!(parse_head(bad), Err(BadRequest::Malformed), "{bad:?}");
+        }
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r\nbody"), Some(18));
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\n"), None);
+    }
+
+    #[test]
+    fn an_event_carries_every_line_as_data() {
+        let text = event(5, &Snapshot::default());
+        assert!(text.starts_with("event: update\nid: 5\ndata: "));
+        assert!(text.ends_with("\n\n"));
+        assert!(text
+            .trim_end()
+            .lines()
+            .skip(2)
+            .all(|l| l.starts_with("data: ")));
+    }
+}

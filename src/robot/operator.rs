@@ -1,0 +1,658 @@
+//! The operator page's content, made from a [`Snapshot`]: the HTML page, the live part of it that
+//! server-sent events replace, `/status.json` and the game record. Pure functions: the web
+//! threads of [`crate::robot::http`] call them, never the daemon.
+//!
+//! Boards are drawn by [`crate::render`] and inlined as SVG. Every board is a
+//! `<figure class="board" id="board-...">` whose picture carries the squares and pieces as data
+//! attributes (`data-square="F2" data-piece="p"`, highlights `rect.highlight`), so that a browser
+//! test, or a person with the developer tools, can read the page back.
+//!
+//! ```
+//! use checkersbot::robot::operator::{page, status_json};
+//! use checkersbot::robot::snapshot::Snapshot;
+//!
+//! let snap = Snapshot::default();
+//! assert!(page(&snap, 1).contains(r#"<main id="live""#));
+//! assert!(status_json(&snap, 1).starts_with(r#"{"version":1,"state":"nogame","#));
+//! ```
+
+use crate::render::{board_svg, escape, Picture};
+use crate::robot::protocol::ScoreText;
+use crate::robot::snapshot::{SearchView, Snapshot};
+use crate::robot::status::{result_word, GameState};
+use crate::rules::board::Grid;
+use crate::rules::game::Status;
+use crate::rules::geometry::{BoardSize, Coord};
+use crate::rules::pdn::{write_game, GameResult, RecordInfo};
+use crate::rules::position::Side;
+use std::fmt::Write as _;
+
+/// How many moves of the principal variation are drawn as arrows.
+pub const PV_ARROWS: usize = 3;
+
+/// The path of the game record on the page's server (8x8 games only).
+pub const RECORD_PATH: &str = "/game.pdn";
+
+/// A board line read back; a board the daemon kept cannot fail, but a picture is not worth a
+/// panic.
+fn grid(rows: Option<&str>) -> Option<Grid> {
+    rows.and_then(|r| Grid::parse_line_allowing_uncrowned(r).ok())
+}
+
+/// The board the daemon waits to see: the position after the bot's move while the arm makes it,
+/// else the game's position.
+pub fn expected_rows(snap: &Snapshot) -> Option<&str> {
+    snap.status
+        .expect
+        .as_deref()
+        .or(snap.status.position.as_deref())
+}
+
+/// The squares where the camera's last board differs from the board the daemon waits for (empty
+/// when either is missing or their sizes differ).
+pub fn differing(snap: &Snapshot) -> Vec<Coord> {
+    match (grid(expected_rows(snap)), grid(snap.status.seen.as_deref())) {
+        (Some(expected), Some(seen)) => expected.diff(&seen),
+        _ => Vec::new(),
+    }
+}
+
+/// What the daemon waits for, in words.
+pub fn state_words(state: GameState) -> &'static str {
+    match state {
+        GameState::NoGame => "No game: waiting for newgame or position.",
+        GameState::Start => "A new game: the first board tells who moves first.",
+        GameState::Search => "The bot is thinking.",
+        GameState::Bot => "The bot is to move: a board showing the position starts its search.",
+        GameState::Arm => {
+            "Waiting for the arm: it must make the bot's move (drawn on the expected board)."
+        }
+        GameState::Person => "The person is to move.",
+        GameState::Over => "The game is over: set up the start position or send newgame.",
+    }
+}
+
+/// A final reply to a board, in words.
+pub fn reply_words(reply: &str) -> String {
+    let (head, rest) = reply.split_once(' ').unwrap_or((reply, ""));
+    match head {
+        "move" => format!("The bot plays {rest}; the arm makes the move."),
+        "unchanged" => "The board shows the game as it stands; the person is to move.".into(),
+        "wait" => format!("A move is being made on the board: {rest}."),
+        "gameover" => format!("The game is over ({rest})."),
+        "error" => {
+            let (code, message) = rest.split_once(' ').unwrap_or((rest, ""));
+            format!("The last board was refused ({code}): {message}")
+        }
+        _ => reply.to_string(),
+    }
+}
+
+/// A score as a point on a bar from -1 (the bot loses) to 1 (the bot wins), from the searching
+/// side's view: a man ahead (100) is about 0.4.
+pub fn score_bar(score: ScoreText) -> f64 {
+    match score {
+        ScoreText::Cp(v) => {
+            let v = f64::from(v);
+            v / (v.abs() + 150.0)
+        }
+        ScoreText::Win(_) | ScoreText::DbWin(_) => 1.0,
+        ScoreText::Loss(_) | ScoreText::DbLoss(_) => -1.0,
+    }
+}
+
+/// A score in words, from the searching side's view.
+fn score_words(score: ScoreText, side: Side) -> String {
+    let who = match side {
+        Side::Bot => "the bot",
+        Side::Player => "the person",
+    };
+    match score {
+        ScoreText::Cp(0) => "even".into(),
+        ScoreText::Cp(v) if v > 0 => format!("{who} is ahead by {:.2} men", f64::from(v) / 100.0),
+        ScoreText::Cp(v) => format!("{who} is behind by {:.2} men", f64::from(-v) / 100.0),
+        ScoreText::Win(k) => format!("{who} wins by force in {k} plies"),
+        ScoreText::Loss(k) => format!("{who} loses by force in {k} plies"),
+        ScoreText::DbWin(k) => format!("{who} wins (endgame database, {k} plies to convert)"),
+        ScoreText::DbLoss(k) => format!("{who} loses (endgame database, {k} plies to convert)"),
+    }
+}
+
+/// The clock in words: the time control and the time left, or the move time.
+fn clock_words(snap: &Snapshot) -> String {
+    let mut s = match (&snap.status.clock, snap.status.left_ms) {
+        (Some(tc), Some(left)) => format!("{tc}: {:.1} s left", left as f64 / 1000.0),
+        (Some(tc), None) => tc.to_string(),
+        (None, _) => match snap.movetime_ms {
+            Some(ms) => format!("{ms} ms a move"),
+            None => "no time limit".into(),
+        },
+    };
+    if let Some(d) = snap.depth_limit {
+        let _ = write!(s, ", depth {d} at most");
+    }
+    s
+}
+
+fn side_words(side: Option<Side>) -> &'static str {
+    match side {
+        Some(Side::Player) => "p (the person)",
+        Some(Side::Bot) => "b (the bot)",
+        None => "not known yet",
+    }
+}
+
+/// The game record (PDN) of the game on 8x8; `None` without a game or on another size.
+pub fn game_record(snap: &Snapshot) -> Option<String> {
+    let start = snap.start.as_ref()?;
+    if start.size() != BoardSize::S8 {
+        return None;
+    }
+    let result = match snap.status.result {
+        Some(Status::Win { winner }) => GameResult::Win(winner),
+        Some(Status::DrawRepetition | Status::DrawNoProgress) => GameResult::Draw,
+        _ => GameResult::Unfinished,
+    };
+    let mut info = RecordInfo::new("checkersbot serve", 1, "checkersbot", "person");
+    info.comment = "the game so far, from the operator page".into();
+    Some(write_game(&info, start, &snap.moves, result))
+}
+
+/// One board as a figure: its caption, and the SVG picture (or a note when there is none).
+fn figure(out: &mut String, id: &str, caption: &str, rows: Option<&str>, pic: &Picture) {
+    let rows_attr = rows.map(escape).unwrap_or_default();
+    let _ = write!(
+        out,
+        r#"<figure class="board" id="board-{id}" data-rows="{rows_attr}"><figcaption>{}</figcaption>"#,
+        escape(caption)
+    );
+    match grid(rows) {
+        Some(g) => out.push_str(&board_svg(&g, pic)),
+        None => out.push_str(r#"<p class="none">none</p>"#),
+    }
+    out.push_str("</figure>");
+}
+
+/// The part of the page that server-sent events replace: everything that changes.
+pub fn live_html(snap: &Snapshot) -> String {
+    let st = &snap.status;
+    let diffs = differing(snap);
+    let mut out = String::with_capacity(24 * 1024);
+
+    // What the daemon waits for, the last reply and its diagnosis.
+    let _ = write!(
+        out,
+        r#"<section class="summary"><p class="state" id="state" data-state="{}">{}</p>"#,
+        st.state.word(),
+        escape(state_words(st.state))
+    );
+    match &snap.last_reply {
+        Some(reply) => {
+            let _ = write!(
+                out,
+                r#"<p class="reply" id="last-reply" data-reply="{r}">Last reply: <code>{r}</code><br>{}</p>"#,
+                escape(&reply_words(reply)),
+                r = escape(reply),
+            );
+        }
+        None => out.push_str(r#"<p class="reply" id="last-reply">No board yet.</p>"#),
+    }
+    if let Some(d) = &st.diagnosis {
+        let _ = write!(
+            out,
+            r#"<p class="diagnosis" id="diagnosis">Diagnosis of the last board: {}</p>"#,
+            escape(d)
+        );
+    }
+    let diff_names: Vec<String> = diffs.iter().map(Coord::to_string).collect();
+    let _ = write!(
+        out,
+        r#"<p class="differ" id="differ" data-squares="{}">{}</p>"#,
+        diff_names.join(" "),
+        if diffs.is_empty() {
+            "The camera's board is the board the daemon expects.".to_string()
+        } else {
+            format!(
+                "Squares where the camera's board differs from the expected one (marked): {}",
+                diff_names.join(", ")
+            )
+        }
+    );
+    out.push_str("<dl>");
+    let result = match st.result {
+        Some(r) => r.to_string(),
+        None => "none".into(),
+    };
+    let rows = [
+        ("side to move", side_words(st.side).to_string()),
+        ("level", format!("{} (style {})", st.level, st.style)),
+        ("clock", clock_words(snap)),
+        ("moves played", st.plies.to_string()),
+        ("result", result),
+        ("evaluation", st.eval.clone()),
+    ];
+    for (term, value) in rows {
+        let _ = write!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
+    }
+    out.push_str("</dl></section>");
+
+    // The boards: expected and seen, the differing squares marked on both; the search's position
+    // with its principal variation.
+    out.push_str(r#"<section class="boards">"#);
+    let arm = st.state == GameState::Arm;
+    let expected_caption = if arm {
+        "expected: after the bot's move"
+    } else {
+        "expected: the game as the daemon holds it"
+    };
+    let expected_pic = Picture {
+        side: if arm {
+            st.side.map(Side::opponent)
+        } else {
+            st.side
+        },
+        highlights: diffs.clone(),
+        arrows: if arm {
+            snap.moves
+                .last()
+                .map(|m| m.path.clone())
+                .into_iter()
+                .collect()
+        } else {
+            Vec::new()
+        },
+        ..Picture::default()
+    };
+    figure(
+        &mut out,
+        "expected",
+        expected_caption,
+        expected_rows(snap),
+        &expected_pic,
+    );
+    let seen_pic = Picture {
+        highlights: diffs,
+        ..Picture::default()
+    };
+    figure(
+        &mut out,
+        "seen",
+        "seen: the camera's last board",
+        st.seen.as_deref(),
+        &seen_pic,
+    );
+    if let Some(search) = &snap.search {
+        let pic = Picture {
+            side: Some(search.side),
+            arrows: search.pv.iter().take(PV_ARROWS).cloned().collect(),
+            ..Picture::default()
+        };
+        figure(
+            &mut out,
+            "search",
+            "searched, with the principal variation",
+            Some(&search.root),
+            &pic,
+        );
+    }
+    out.push_str("</section>");
+
+    search_html(&mut out, snap.search.as_ref());
+    moves_html(&mut out, snap);
+    out
+}
+
+/// The search: depth, score as a bar, principal variation, nodes and time.
+fn search_html(out: &mut String, search: Option<&SearchView>) {
+    out.push_str(r#"<section class="search" id="search"><h2>The bot's last search</h2>"#);
+    let Some(s) = search else {
+        out.push_str("<p>None yet in this game.</p></section>");
+        return;
+    };
+    let pv: Vec<String> =
+        s.pv.iter()
+            .map(|p| p.iter().map(Coord::to_string).collect::<Vec<_>>().join(" "))
+            .collect();
+    let _ = write!(
+        out,
+        r#"<p data-depth="{}" data-done="{}">{}{}depth {}, {} nodes in {} ms</p>"#,
+        s.depth,
+        s.done,
+        if s.done { "" } else { "searching: " },
+        if s.book {
+            "from the opening book; "
+        } else {
+            ""
+        },
+        s.depth,
+        s.nodes,
+        s.time_ms,
+    );
+    if let Some(score) = s.score {
+        let bar = score_bar(score);
+        // The bar: the bot's share, from the left edge (person) to the right edge (bot).
+        let bot_view = if s.side == Side::Bot { bar } else { -bar };
+        let fill = ((bot_view + 1.0) / 2.0 * 300.0).round().clamp(0.0, 300.0);
+        let _ = write!(
+            out,
+            r##"<p class="score" data-score="{score}" data-bar="{bar:.3}">score {score}: {words}</p><svg class="bar" width="300" height="18" viewBox="0 0 300 18" role="img" aria-label="score bar"><rect width="300" height="18" fill="#fbfbf4" stroke="#888"/><rect width="{fill}" height="18" fill="#222"/><line x1="150" y1="0" x2="150" y2="18" stroke="#d33" stroke-width="2"/></svg><p class="bar-legend"><span>person</span><span>bot</span></p>"##,
+            words = escape(&score_words(score, s.side)),
+        );
+    }
+    if !pv.is_empty() {
+        out.push_str(r#"<p>principal variation:</p><ol class="pv" id="pv">"#);
+        for m in &pv {
+            let _ = write!(out, "<li>{m}</li>");
+        }
+        out.push_str("</ol>");
+    }
+    if let Some(best) = &s.best {
+        let _ = write!(
+            out,
+            r#"<p>answered: <code>{}</code></p>"#,
+            escape(&best.described())
+        );
+    }
+    out.push_str("</section>");
+}
+
+/// The move list and the link to the game record.
+fn moves_html(out: &mut String, snap: &Snapshot) {
+    out.push_str(r#"<section class="moves"><h2>Moves</h2>"#);
+    let first = snap.start.map(|p| p.side());
+    if snap.moves.is_empty() {
+        out.push_str("<p>No moves yet.</p>");
+    } else if let Some(first) = first {
+        out.push_str(r#"<ol id="move-list">"#);
+        let mut side = first;
+        for m in &snap.moves {
+            let _ = write!(
+                out,
+                r#"<li data-side="{side}"><span class="who">{}</span> {}</li>"#,
+                if side == Side::Bot { "bot" } else { "person" },
+                escape(&m.described())
+            );
+            side = side.opponent();
+        }
+        out.push_str("</ol>");
+    }
+    if snap.start.is_some_and(|s| s.size() == BoardSize::S8) {
+        let _ = write!(
+            out,
+            r#"<p><a id="record" href="{RECORD_PATH}" download="game.pdn">The game record (PDN)</a></p>"#
+        );
+    } else if snap.start.is_some() {
+        out.push_str("<p>Game records on the page are PDN, for 8x8 games only.</p>");
+    }
+    out.push_str("</section>");
+}
+
+const STYLE: &str = "
+body{font-family:DejaVu Sans,Verdana,Arial,sans-serif;margin:0;background:#f4f1ea;color:#222}
+header{display:flex;align-items:baseline;gap:1em;padding:.4em 1em;background:#3b2a1a;color:#fff}
+header h1{font-size:1.2em;margin:0}
+.conn{font-size:.9em;padding:.1em .5em;border-radius:.3em;background:#777}
+.conn.on{background:#2e7d32}.conn.off{background:#c62828}
+main{padding:.5em 1em}
+.summary .state{font-size:1.2em;font-weight:bold;margin:.3em 0}
+.summary dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.4em 0}
+.summary dt{color:#555}.summary dd{margin:0}
+.diagnosis{color:#b71c1c}.differ{color:#8a5a00}
+.boards{display:flex;flex-wrap:wrap;gap:1em}
+.boards figure{margin:0;background:#fff;padding:.3em;border:1px solid #ccc}
+.boards figcaption{font-weight:bold;font-size:.95em}
+.boards svg{width:340px;height:auto;display:block}
+.search,.moves{margin-top:.6em}
+h2{font-size:1.05em;margin:.5em 0 .2em}
+.bar-legend{display:flex;justify-content:space-between;width:300px;font-size:.8em;margin:0}
+#move-list{columns:4 12em;font-family:monospace}
+.who{color:#666}
+";
+
+/// The page's script: the live part is replaced by each server-sent event; no reload, nothing
+/// fetched but `/events`.
+const SCRIPT: &str = "
+(function () {
+  var live = document.getElementById('live');
+  var conn = document.getElementById('conn');
+  function say(text, cls) { conn.textContent = text; conn.className = 'conn ' + cls; }
+  if (!window.EventSource) { say('this browser cannot update the page: reload it', 'off'); return; }
+  var events = new EventSource('/events');
+  events.addEventListener('update', function (e) {
+    live.innerHTML = e.data;
+    live.setAttribute('data-version', e.lastEventId);
+    say('live', 'on');
+  });
+  events.onerror = function () { say('no connection to the daemon: retrying', 'off'); };
+})();
+";
+
+/// The whole page: the live part as it is now, the style and the script, all inline.
+pub fn page(snap: &Snapshot, version: u64) -> String {
+    format!(
+        concat!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+            "<title>checkersbot operator page</title><style>{style}</style></head>\n<body>",
+            "<header><h1>checkersbot</h1><span class=\"conn\" id=\"conn\">connecting</span>",
+            "<noscript>(without JavaScript: reload to refresh)</noscript></header>\n",
+            "<main id=\"live\" data-version=\"{version}\">{live}</main>\n",
+            "<script>{script}</script></body></html>\n"
+        ),
+        style = STYLE,
+        version = version,
+        live = live_html(snap),
+        script = SCRIPT,
+    )
+}
+
+/// A JSON string literal.
+fn json_str(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_opt_str(value: Option<&str>) -> String {
+    value.map_or_else(|| "null".into(), json_str)
+}
+
+fn json_opt_num(value: Option<u64>) -> String {
+    value.map_or_else(|| "null".into(), |v| v.to_string())
+}
+
+fn path_text(path: &[Coord]) -> String {
+    path.iter()
+        .map(Coord::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `/status.json`: the `status` line's data and the page's (the fields are in
+/// `docs/integration.md`, "Operator page").
+pub fn status_json(snap: &Snapshot, version: u64) -> String {
+    let st = &snap.status;
+    let mut out = String::with_capacity(4096);
+    let differ: Vec<String> = differing(snap)
+        .iter()
+        .map(|c| json_str(&c.to_string()))
+        .collect();
+    let _ = write!(
+        out,
+        concat!(
+            r#"{{"version":{},"state":{},"state_words":{},"size":{},"side":{},"#,
+            r#""position":{},"expect":{},"seen":{},"differ":[{}],"plies":{},"result":{},"#,
+            r#""clock":{},"left_ms":{},"movetime_ms":{},"depth_limit":{},"level":{},"style":{},"#,
+            r#""eval":{},"egdb":{},"book":{},"diagnosis":{},"last_reply":{},"#
+        ),
+        version,
+        json_str(st.state.word()),
+        json_str(state_words(st.state)),
+        json_opt_num(st.size.map(|s| s.n() as u64)),
+        json_opt_str(st.side.map(|s| s.to_string()).as_deref()),
+        json_opt_str(st.position.as_deref()),
+        json_opt_str(st.expect.as_deref()),
+        json_opt_str(st.seen.as_deref()),
+        differ.join(","),
+        st.plies,
+        match st.result {
+            None => "null".to_string(),
+            r => json_str(result_word(r)),
+        },
+        json_opt_str(st.clock.map(|tc| tc.to_string()).as_deref()),
+        json_opt_num(st.left_ms),
+        json_opt_num(snap.movetime_ms),
+        json_opt_num(snap.depth_limit.map(u64::from)),
+        json_str(st.level.name()),
+        json_str(st.style.name()),
+        json_str(&st.eval),
+        json_opt_str(st.egdb.as_deref()),
+        json_opt_str(st.book.as_deref()),
+        json_opt_str(st.diagnosis.as_deref()),
+        json_opt_str(snap.last_reply.as_deref()),
+    );
+    match &snap.search {
+        None => out.push_str(r#""search":null,"#),
+        Some(s) => {
+            let pv: Vec<String> = s.pv.iter().map(|p| json_str(&path_text(p))).collect();
+            let (score, bar) = match s.score {
+                Some(score) => (
+                    json_str(&score.to_string()),
+                    format!("{:.3}", score_bar(score)),
+                ),
+                None => ("null".into(), "null".into()),
+            };
+            let _ = write!(
+                out,
+                concat!(
+                    r#""search":{{"position":{},"side":{},"depth":{},"score":{},"score_bar":{},"#,
+                    r#""nodes":{},"time_ms":{},"pv":[{}],"best":{},"done":{},"book":{}}},"#
+                ),
+                json_str(&s.root),
+                json_str(&s.side.to_string()),
+                s.depth,
+                score,
+                bar,
+                s.nodes,
+                s.time_ms,
+                pv.join(","),
+                json_opt_str(s.best.as_ref().map(|m| m.described()).as_deref()),
+                s.done,
+                s.book,
+            );
+        }
+    }
+    out.push_str(r#""moves":["#);
+    if let Some(start) = &snap.start {
+        let mut side = start.side();
+        for (i, m) in snap.moves.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(
+                out,
+                r#"{{"ply":{},"side":{},"move":{}}}"#,
+                i + 1,
+                json_str(&side.to_string()),
+                json_str(&m.described())
+            );
+            side = side.opponent();
+        }
+    }
+    let record = snap
+        .start
+        .is_some_and(|s| s.size() == BoardSize::S8)
+        .then_some(RECORD_PATH);
+    let _ = write!(out, r#"],"record":{}}}"#, json_opt_str(record));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::any_size::AnyPosition;
+    use crate::rules::board::initial_grid;
+
+    fn mid_game() -> Snapshot {
+        let start = AnyPosition::from_grid(&initial_grid(BoardSize::S8), Side::Player);
+        let mut snap = Snapshot::default();
+        snap.status.state = GameState::Person;
+        snap.status.size = Some(BoardSize::S8);
+        snap.status.side = Some(Side::Player);
+        snap.status.position = Some(start.to_line());
+        snap.status.result = Some(Status::Ongoing);
+        // The camera missed the man on G3.
+        snap.status.seen =
+            Some("_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p___p_p/p_p_p_p_".into());
+        snap.status.diagnosis =
+            Some("error illegal-transition G3: misread: a piece vanished from G3 <\"&'>".into());
+        snap.last_reply = snap.status.diagnosis.clone();
+        snap.start = Some(start);
+        snap
+    }
+
+    #[test]
+    fn the_page_marks_the_differing_square_on_both_boards_and_escapes_text() {
+        let snap = mid_game();
+        assert_eq!(differing(&snap), vec![Coord::new(6, 3)]);
+        let html = page(&snap, 7);
+        assert_eq!(
+            html.matches(r#"class="highlight" data-square="G3""#)
+                .count(),
+            2
+        );
+        assert!(html.contains(r#"data-square="G3" data-piece="p""#));
+        assert!(html.contains("&lt;&quot;&amp;&apos;&gt;"));
+        assert!(!html.contains("<\"&'>"));
+        assert!(html.contains(r#"href="/game.pdn""#));
+        // Nothing is fetched from elsewhere: no sources, no outside links.
+        assert!(!html.contains(" src=") && !html.contains("href=\"http"));
+    }
+
+    #[test]
+    fn json_strings_are_escaped_and_absent_values_are_null() {
+        let snap = mid_game();
+        let json = status_json(&snap, 3);
+        assert!(json.contains(r#""state":"person""#), "{json}");
+        assert!(json.contains(r#""differ":["G3"]"#), "{json}");
+        assert!(json.contains(r#""expect":null"#), "{json}");
+        assert!(json.contains(r#"<\"&'>"#), "{json}");
+        assert!(json.contains(r#""record":"/game.pdn""#), "{json}");
+        assert_eq!(json_str("a\u{1}\n"), r#""a\u0001\n""#);
+    }
+
+    #[test]
+    fn the_record_is_pdn_on_8x8_only() {
+        let snap = mid_game();
+        assert!(game_record(&snap).is_some_and(|t| t.contains("[Result \"*\"]")));
+        let mut small = Snapshot::default();
+        small.start = Some(AnyPosition::from_grid(
+            &initial_grid(BoardSize::S6),
+            Side::Player,
+        ));
+        assert_eq!(game_record(&small), None);
+    }
+
+    #[test]
+    fn a_score_bar_runs_from_loss_to_win() {
+        assert_eq!(score_bar(ScoreText::Cp(0)), 0.0);
+        assert!((score_bar(ScoreText::Cp(100)) - 0.4).abs() < 1e-9);
+        assert!(score_bar(ScoreText::Cp(-100)) < 0.0);
+        assert_eq!(score_bar(ScoreText::Win(3)), 1.0);
+        assert_eq!(score_bar(ScoreText::DbLoss(3)), -1.0);
+    }
+}

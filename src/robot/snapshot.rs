@@ -1,0 +1,229 @@
+//! What the operator page shows, as one immutable value the daemon publishes and web threads read.
+//!
+//! The daemon thread (the one owner of the game) builds a [`Snapshot`] after each event that may
+//! change what the page shows (a board, a search iteration, the search's result, a setting) and
+//! hands it to a [`Feed`]: the snapshot is put behind an `Arc` and swapped in under a mutex held
+//! only for the swap, a version counter goes up and a condition variable wakes the waiting
+//! readers. Readers ([`crate::robot::http`]) clone the `Arc` and do all their work (HTML, JSON,
+//! PDN) on their own threads, so that nothing a web client does reaches the daemon or the engine:
+//! the engine thread does not know the feed exists; its progress reaches the daemon as events,
+//! at the end of each iteration, as before.
+//!
+//! ```
+//! use checkersbot::robot::snapshot::{Feed, Snapshot};
+//! use std::time::Duration;
+//!
+//! let feed = Feed::default();
+//! let (v0, _) = feed.latest();
+//! feed.publish(Snapshot::default());
+//! let (v1, _) = feed.wait_newer(v0, Duration::from_millis(10)).unwrap();
+//! assert!(v1 > v0);
+//! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
+//! ```
+
+use crate::engine::Info;
+use crate::robot::protocol::ScoreText;
+use crate::robot::status::{GameState, StatusReport};
+use crate::rules::any_size::{AnyPosition, MoveInfo};
+use crate::rules::geometry::Coord;
+use crate::rules::position::Side;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// The bot's last (or running) search, as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchView {
+    /// The position searched, as board rows.
+    pub root: String,
+    /// The side to move in it (the bot).
+    pub side: Side,
+    /// Depth of the last completed iteration (0 before the first).
+    pub depth: u32,
+    /// Score of the best move from the searching side's view (`None` before the first iteration).
+    pub score: Option<ScoreText>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Milliseconds since the search began.
+    pub time_ms: u64,
+    /// Principal variation: each move's path.
+    pub pv: Vec<Vec<Coord>>,
+    /// The move answered (once done).
+    pub best: Option<MoveInfo>,
+    /// The search has ended (its move was answered).
+    pub done: bool,
+    /// The move came from the opening book.
+    pub book: bool,
+}
+
+impl SearchView {
+    /// A search just started on `root`, before any iteration.
+    pub fn started(root: &AnyPosition) -> SearchView {
+        SearchView {
+            root: root.to_line(),
+            side: root.side(),
+            depth: 0,
+            score: None,
+            nodes: 0,
+            time_ms: 0,
+            pv: Vec::new(),
+            best: None,
+            done: false,
+            book: false,
+        }
+    }
+
+    /// Takes in the engine's report of a completed iteration (or of the result).
+    pub fn update(&mut self, info: &Info) {
+        self.depth = info.depth;
+        self.score = Some(ScoreText::of(info.score));
+        self.nodes = info.nodes;
+        self.time_ms = info.time.as_millis() as u64;
+        self.pv = info.pv.iter().map(|m| m.path.clone()).collect();
+        self.book = info.book;
+    }
+}
+
+/// Everything the operator page and `/status.json` show, at one moment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    /// What the `status` request would answer now.
+    pub status: StatusReport,
+    /// The last final reply to a `board` (`move ...`, `unchanged`, `wait ...`, `error ...`).
+    pub last_reply: Option<String>,
+    /// The bot's last search in this game.
+    pub search: Option<SearchView>,
+    /// The game's start position (`None` without a game).
+    pub start: Option<AnyPosition>,
+    /// The moves of the game, both sides, from `start`.
+    pub moves: Vec<MoveInfo>,
+    /// The move time (`None`: no time limit).
+    pub movetime_ms: Option<u64>,
+    /// The depth limit (`None`: none).
+    pub depth_limit: Option<u32>,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot {
+            status: StatusReport {
+                state: GameState::NoGame,
+                size: None,
+                side: None,
+                position: None,
+                expect: None,
+                seen: None,
+                plies: 0,
+                result: None,
+                clock: None,
+                left_ms: None,
+                level: crate::play::level::Level::Hard,
+                style: crate::play::level::Style::Default,
+                eval: crate::engine::eval::DEFAULT_EVAL.into(),
+                egdb: None,
+                book: None,
+                diagnosis: None,
+            },
+            last_reply: None,
+            search: None,
+            start: None,
+            moves: Vec::new(),
+            movetime_ms: None,
+            depth_limit: None,
+        }
+    }
+}
+
+/// The latest snapshot and its version.
+struct Latest {
+    version: u64,
+    snapshot: Arc<Snapshot>,
+}
+
+struct Shared {
+    latest: Mutex<Latest>,
+    changed: Condvar,
+}
+
+/// Where the daemon publishes [`Snapshot`]s and web threads read them (clones share the feed).
+/// Versions start at 1 and go up by one with each publication.
+#[derive(Clone)]
+pub struct Feed {
+    shared: Arc<Shared>,
+}
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed {
+            shared: Arc::new(Shared {
+                latest: Mutex::new(Latest {
+                    version: 1,
+                    snapshot: Arc::new(Snapshot::default()),
+                }),
+                changed: Condvar::new(),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Feed")
+    }
+}
+
+impl Feed {
+    /// Makes `snapshot` the latest and wakes the readers waiting for one (the daemon's side: the
+    /// lock is held for the swap only).
+    pub fn publish(&self, snapshot: Snapshot) {
+        let snapshot = Arc::new(snapshot);
+        // A reader thread cannot panic while holding the lock (it only clones), but if one ever
+        // did, the value inside is still whole: go on with it.
+        let mut latest = self.shared.latest.lock().unwrap_or_else(|p| p.into_inner());
+        latest.version += 1;
+        let old = std::mem::replace(&mut latest.snapshot, snapshot);
+        drop(latest);
+        self.shared.changed.notify_all();
+        // The old snapshot is freed here, outside the lock (or by its last reader).
+        drop(old);
+    }
+
+    /// The latest snapshot and its version.
+    pub fn latest(&self) -> (u64, Arc<Snapshot>) {
+        let latest = self.shared.latest.lock().unwrap_or_else(|p| p.into_inner());
+        (latest.version, Arc::clone(&latest.snapshot))
+    }
+
+    /// Waits up to `timeout` for a snapshot newer than version `seen`; `None` when none came.
+    pub fn wait_newer(&self, seen: u64, timeout: Duration) -> Option<(u64, Arc<Snapshot>)> {
+        let latest = self.shared.latest.lock().unwrap_or_else(|p| p.into_inner());
+        let (latest, _) = self
+            .shared
+            .changed
+            .wait_timeout_while(latest, timeout, |l| l.version <= seen)
+            .unwrap_or_else(|p| p.into_inner());
+        (latest.version > seen).then(|| (latest.version, Arc::clone(&latest.snapshot)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_waiting_reader_is_woken_by_a_publication() {
+        let feed = Feed::default();
+        let (v0, first) = feed.latest();
+        assert_eq!(*first, Snapshot::default());
+        let reader = {
+            let feed = feed.clone();
+            std::thread::spawn(move || feed.wait_newer(v0, Duration::from_secs(20)))
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        let mut next = Snapshot::default();
+        next.last_reply = Some("unchanged".into());
+        feed.publish(next.clone());
+        let (v1, got) = reader.join().expect("reader").expect("woken");
+        assert_eq!(v1, v0 + 1);
+        assert_eq!(*got, next);
+    }
+}
