@@ -17,7 +17,7 @@
 //! line, a few response headers and a thread per connection; a crate would add code to build and
 //! audit on the robot for features the page does not use. Limits keep a client from holding the
 //! daemon's resources: at most [`MAX_CONNECTIONS`] connections at a time (more are answered `503`
-//! and closed), [`HEAD_DEADLINE`] to send the request, a [`WRITE_TIMEOUT`] on every write (a client
+//! and closed, and beyond twice as many closed at once), [`HEAD_DEADLINE`] to send the request, a [`WRITE_TIMEOUT`] on every write (a client
 //! that stops reading an event stream is dropped). Nothing from the network can make it panic;
 //! an error ends that connection's thread only.
 //!
@@ -354,9 +354,13 @@ pub fn spawn(listener: TcpListener, feed: Feed) -> io::Result<SocketAddr> {
 }
 
 fn accept_loop(listener: TcpListener, feed: Feed) {
-    let busy = Arc::new(AtomicUsize::new(0));
+    let serving = Arc::new(AtomicUsize::new(0));
+    // Refusals get threads of their own too (the answer is written, then the request taken in
+    // for a moment so that closing does not reset the answer away), as many as served at most;
+    // beyond that a connection is closed at once.
+    let refusing = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
-        let mut stream = match stream {
+        let stream = match stream {
             Ok(s) => s,
             Err(e) => {
                 // Out of descriptors, or a connection reset before it was taken: wait a little
@@ -366,20 +370,16 @@ fn accept_loop(listener: TcpListener, feed: Feed) {
                 continue;
             }
         };
-        if busy.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            busy.fetch_sub(1, Ordering::SeqCst);
+        let refuse = serving.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
+        if refuse {
+            serving.fetch_sub(1, Ordering::SeqCst);
             tracing::debug!("operator page: {MAX_CONNECTIONS} connections already; refused");
-            stream.set_write_timeout(Some(Duration::from_secs(1))).ok();
-            respond_text(
-                &mut stream,
-                "503 Service Unavailable",
-                "Retry-After: 5\r\n",
-                "too many connections",
-            )
-            .ok();
-            continue;
+            if refusing.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+                refusing.fetch_sub(1, Ordering::SeqCst);
+                continue;
+            }
         }
-        let slot = Slot(Arc::clone(&busy));
+        let slot = Slot(Arc::clone(if refuse { &refusing } else { &serving }));
         let feed = feed.clone();
         let spawned = std::thread::Builder::new()
             .name("http-conn".into())
@@ -388,7 +388,12 @@ fn accept_loop(listener: TcpListener, feed: Feed) {
                 let peer = stream
                     .peer_addr()
                     .map_or_else(|_| "?".to_string(), |a| a.to_string());
-                if let Err(e) = serve_connection(stream, &feed) {
+                let done = if refuse {
+                    refuse_connection(stream)
+                } else {
+                    serve_connection(stream, &feed)
+                };
+                if let Err(e) = done {
                     tracing::debug!("operator page: connection from {peer} ended: {e}");
                 }
             });
@@ -397,6 +402,18 @@ fn accept_loop(listener: TcpListener, feed: Feed) {
             tracing::warn!("operator page: cannot start a connection thread: {e}");
         }
     }
+}
+
+/// `503` for a connection over the cap.
+fn refuse_connection(mut stream: TcpStream) -> io::Result<()> {
+    stream.set_write_timeout(Some(Duration::from_secs(1)))?;
+    respond_text(
+        &mut stream,
+        "503 Service Unavailable",
+        "Retry-After: 5\r\n",
+        "too many connections",
+    )?;
+    linger(stream)
 }
 
 #[cfg(test)]

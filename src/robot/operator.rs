@@ -179,29 +179,33 @@ pub fn live_html(snap: &Snapshot) -> String {
     let diffs = differing(snap);
     let mut out = String::with_capacity(24 * 1024);
 
-    // What the daemon waits for, the last reply and its diagnosis.
+    // What the daemon waits for, the last reply and its diagnosis; beside it, the search.
     let _ = write!(
         out,
-        r#"<section class="summary"><p class="state" id="state" data-state="{}">{}</p>"#,
+        r#"<div class="top"><section class="summary"><p class="state" id="state" data-state="{}">{}</p>"#,
         st.state.word(),
         escape(state_words(st.state))
     );
+    // The reply word for word, then in words (the diagnosis, when the board did not fit).
     match &snap.last_reply {
         Some(reply) => {
             let _ = write!(
                 out,
-                r#"<p class="reply" id="last-reply" data-reply="{r}">Last reply: <code>{r}</code><br>{}</p>"#,
-                escape(&reply_words(reply)),
+                r#"<p class="reply" id="last-reply" data-reply="{r}">Last reply to a board: <code>{r}</code></p>"#,
                 r = escape(reply),
             );
+            if st.diagnosis.as_ref() != Some(reply) {
+                let _ = write!(out, "<p>{}</p>", escape(&reply_words(reply)));
+            }
         }
         None => out.push_str(r#"<p class="reply" id="last-reply">No board yet.</p>"#),
     }
     if let Some(d) = &st.diagnosis {
         let _ = write!(
             out,
-            r#"<p class="diagnosis" id="diagnosis">Diagnosis of the last board: {}</p>"#,
-            escape(d)
+            r#"<p class="diagnosis" id="diagnosis" data-diagnosis="{}">{}</p>"#,
+            escape(d),
+            escape(&reply_words(d))
         );
     }
     let diff_names: Vec<String> = diffs.iter().map(Coord::to_string).collect();
@@ -223,8 +227,17 @@ pub fn live_html(snap: &Snapshot) -> String {
         Some(r) => r.to_string(),
         None => "none".into(),
     };
+    let arm = st.state == GameState::Arm;
+    let to_move = if arm {
+        format!(
+            "{}, once the arm has made the bot's move",
+            side_words(st.side.map(Side::opponent))
+        )
+    } else {
+        side_words(st.side).to_string()
+    };
     let rows = [
-        ("side to move", side_words(st.side).to_string()),
+        ("side to move", to_move),
         ("level", format!("{} (style {})", st.level, st.style)),
         ("clock", clock_words(snap)),
         ("moves played", st.plies.to_string()),
@@ -235,11 +248,12 @@ pub fn live_html(snap: &Snapshot) -> String {
         let _ = write!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
     }
     out.push_str("</dl></section>");
+    search_html(&mut out, snap.search.as_ref());
+    out.push_str("</div>");
 
     // The boards: expected and seen, the differing squares marked on both; the search's position
     // with its principal variation.
     out.push_str(r#"<section class="boards">"#);
-    let arm = st.state == GameState::Arm;
     let expected_caption = if arm {
         "expected: after the bot's move"
     } else {
@@ -296,8 +310,6 @@ pub fn live_html(snap: &Snapshot) -> String {
         );
     }
     out.push_str("</section>");
-
-    search_html(&mut out, snap.search.as_ref());
     moves_html(&mut out, snap);
     out
 }
@@ -330,19 +342,21 @@ fn search_html(out: &mut String, search: Option<&SearchView>) {
     );
     if let Some(score) = s.score {
         let bar = score_bar(score);
-        // The bar: the bot's share, from the left edge (person) to the right edge (bot).
+        // The bar: the bot's share (dark, as its men) from the right edge, the person's (light)
+        // from the left; even is the middle line.
         let bot_view = if s.side == Side::Bot { bar } else { -bar };
         let fill = ((bot_view + 1.0) / 2.0 * 300.0).round().clamp(0.0, 300.0);
+        let left = 300.0 - fill;
         let _ = write!(
             out,
-            r##"<p class="score" data-score="{score}" data-bar="{bar:.3}">score {score}: {words}</p><svg class="bar" width="300" height="18" viewBox="0 0 300 18" role="img" aria-label="score bar"><rect width="300" height="18" fill="#fbfbf4" stroke="#888"/><rect width="{fill}" height="18" fill="#222"/><line x1="150" y1="0" x2="150" y2="18" stroke="#d33" stroke-width="2"/></svg><p class="bar-legend"><span>person</span><span>bot</span></p>"##,
+            r##"<p class="score" data-score="{score}" data-bar="{bar:.3}">score {score}: {words}</p><svg class="bar" width="300" height="18" viewBox="0 0 300 18" role="img" aria-label="score bar"><rect width="300" height="18" fill="#fbfbf4" stroke="#888"/><rect x="{left}" width="{fill}" height="18" fill="#222"/><line x1="150" y1="0" x2="150" y2="18" stroke="#d33" stroke-width="2"/></svg><p class="bar-legend"><span>person</span><span>bot</span></p>"##,
             words = escape(&score_words(score, s.side)),
         );
     }
     if !pv.is_empty() {
         out.push_str(r#"<p>principal variation:</p><ol class="pv" id="pv">"#);
-        for m in &pv {
-            let _ = write!(out, "<li>{m}</li>");
+        for (i, m) in pv.iter().enumerate() {
+            let _ = write!(out, "<li><b>{}</b> {m}</li>", i + 1);
         }
         out.push_str("</ol>");
     }
@@ -397,12 +411,15 @@ main{padding:.5em 1em}
 .summary .state{font-size:1.2em;font-weight:bold;margin:.3em 0}
 .summary dl{display:grid;grid-template-columns:max-content auto;gap:.1em 1em;margin:.4em 0}
 .summary dt{color:#555}.summary dd{margin:0}
-.diagnosis{color:#b71c1c}.differ{color:#8a5a00}
+.diagnosis{color:#b71c1c;font-weight:bold}.differ{color:#8a5a00}
 .boards{display:flex;flex-wrap:wrap;gap:1em}
 .boards figure{margin:0;background:#fff;padding:.3em;border:1px solid #ccc}
 .boards figcaption{font-weight:bold;font-size:.95em}
-.boards svg{width:340px;height:auto;display:block}
-.search,.moves{margin-top:.6em}
+.boards svg{width:320px;height:auto;display:block}
+.top{display:flex;flex-wrap:wrap;gap:0 3em}
+.summary{flex:1 1 30em;max-width:44em}.search{flex:0 1 26em}.moves{margin-top:.6em}
+.pv{list-style:none;padding:0;margin:.2em 0;display:flex;flex-wrap:wrap;gap:.1em .9em;font-family:monospace}
+.pv b{color:#888;font-weight:normal}
 h2{font-size:1.05em;margin:.5em 0 .2em}
 .bar-legend{display:flex;justify-content:space-between;width:300px;font-size:.8em;margin:0}
 #move-list{columns:4 12em;font-family:monospace}
