@@ -5,7 +5,7 @@
 //! | path | answer |
 //! |---|---|
 //! | `/` | the page (HTML with its style, script and SVG boards inline: nothing is fetched from elsewhere) |
-//! | `/events` | server-sent events (`text/event-stream`): an `update` event with the page's live part at once and after each change, a comment line every 15 s while nothing changes |
+//! | `/events` | server-sent events (`text/event-stream`): an `update` event with the page's live part at once and after changes (at most four a second), a comment line every 15 s while nothing changes |
 //! | `/status.json` | the data of the page as JSON ([`crate::robot::operator::status_json`]) |
 //! | `/game.pdn` | the game so far as PDN (8x8 games; 404 on other sizes) |
 //!
@@ -49,6 +49,11 @@ pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How often an idle event stream gets a comment line (which also finds clients that have gone).
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The shortest time between two events of a stream: snapshots that come faster (a search
+/// publishes one at each iteration) are merged, the latest sent, so that a browser redraws the
+/// page a few times a second at most and takes no more of the machine from the search.
+pub const EVENT_INTERVAL: Duration = Duration::from_millis(250);
 
 /// How long the rest of a request (a body that is not read) is taken in after the answer, so
 /// that closing the connection does not reset it before the client has read the answer.
@@ -293,9 +298,9 @@ fn event(version: u64, snap: &Snapshot) -> String {
     out
 }
 
-/// `/events`: the latest snapshot at once, then each newer one as it comes (versions may be
-/// skipped when several come at once: the page shows the latest), a comment line when idle. Ends
-/// when a write fails (the client has gone or stopped reading).
+/// `/events`: the latest snapshot at once, then the newest one as they come, at most one every
+/// [`EVENT_INTERVAL`] (versions in between are skipped: the page shows the latest), a comment
+/// line when idle. Ends when a write fails (the client has gone or stopped reading).
 fn stream_events(
     mut stream: TcpStream,
     feed: &Feed,
@@ -309,10 +314,14 @@ fn stream_events(
     loop {
         stream.write_all(event(version, &snap).as_bytes())?;
         stream.flush()?;
+        let sent = Instant::now();
         loop {
             match feed.wait_newer(version, KEEP_ALIVE) {
-                Some((v, s)) => {
-                    (version, snap) = (v, s);
+                Some(_) => {
+                    if let Some(rest) = EVENT_INTERVAL.checked_sub(sent.elapsed()) {
+                        std::thread::sleep(rest);
+                    }
+                    (version, snap) = feed.latest();
                     break;
                 }
                 None => {
