@@ -656,11 +656,13 @@ mod tests {
     fn the_record_is_pdn_on_8x8_only() {
         let snap = mid_game();
         assert!(game_record(&snap).is_some_and(|t| t.contains("[Result \"*\"]")));
-        let mut small = Snapshot::default();
-        small.start = Some(AnyPosition::from_grid(
-            &initial_grid(BoardSize::S6),
-            Side::Player,
-        ));
+        let small = Snapshot {
+            start: Some(AnyPosition::from_grid(
+                &initial_grid(BoardSize::S6),
+                Side::Player,
+            )),
+            ..Snapshot::default()
+        };
         assert_eq!(game_record(&small), None);
     }
 

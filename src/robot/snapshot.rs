@@ -219,8 +219,10 @@ mod tests {
             std::thread::spawn(move || feed.wait_newer(v0, Duration::from_secs(20)))
         };
         std::thread::sleep(Duration::from_millis(20));
-        let mut next = Snapshot::default();
-        next.last_reply = Some("unchanged".into());
+        let next = Snapshot {
+            last_reply: Some("unchanged".into()),
+            ..Snapshot::default()
+        };
         feed.publish(next.clone());
         let (v1, got) = reader.join().expect("reader").expect("woken");
         assert_eq!(v1, v0 + 1);
