@@ -9,7 +9,7 @@
 //!   probed), the opening book (built, stored and consulted at the root) and the engine
 //!   component with its limits, time management and progress reports;
 //! - [`robot`]: the daemon the vision system and the arm talk to: protocol, game tracking,
-//!   transports and the event loop;
+//!   transports, the event loop and the operator page;
 //! - [`play`]: the terminal game and matches between players (engines, the student-style
 //!   opponent, the random player);
 //! - [`learn`]: self-play training data and the trainer of the learned evaluation.

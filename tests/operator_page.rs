@@ -1,7 +1,7 @@
 //! `serve --http`: the operator page (issue 41). Its address is refused clearly when it cannot
 //! be had; whatever web clients do (leave an event stream, send garbage, oversized heads, too
 //! many connections), the daemon keeps answering boards; `/status.json` says what `status` says;
-//! the page works over `--listen` too; and a real browser (headless Chromium through chromedriver,
+//! the page works over `--listen` and `--serial` too; and a real browser (headless Chromium through chromedriver,
 //! `tests/operator/page_check.py`) sees the boards, the marked squares and a new board without a
 //! reload. The browser test is skipped with a note where Python, Chromium or chromedriver is
 //! missing, except in CI (`CI` set), which installs them.
@@ -30,10 +30,12 @@ struct Served {
 
 impl Served {
     fn start(args: &[&str]) -> Served {
+        // OPERATOR_LOG=1 shows the daemon's log, at debug level.
+        let show_log = std::env::var_os("OPERATOR_LOG").is_some();
         let mut child = Command::new(BIN)
             .env("XDG_CACHE_HOME", NO_CACHE)
-            .env_remove("RUST_LOG")
-            .args(["serve", "--http", "127.0.0.1:0", "--log-level", "info"])
+            .env("RUST_LOG", if show_log { "debug" } else { "info" })
+            .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -67,6 +69,9 @@ impl Served {
         std::thread::spawn(move || {
             let mut sink = String::new();
             while log.read_line(&mut sink).is_ok_and(|n| n > 0) {
+                if show_log {
+                    eprint!("daemon: {sink}");
+                }
                 sink.clear();
             }
         });
@@ -270,15 +275,26 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
     assert!(get(page, "/../etc/passwd").starts_with("HTTP/1.1 404 "));
     d.plays_a_move();
 
-    // Connections beyond the cap are refused while the daemon goes on playing; once they close,
-    // the page answers again.
-    let crowd: Vec<TcpStream> = (0..checkersbot::robot::http::MAX_CONNECTIONS + 4)
+    // Connections beyond the cap are refused (503) while the daemon goes on playing; once they
+    // close, the page answers again. (The event streams left above may still hold a slot each
+    // until their next write fails: at least the 4 over the cap are refused.)
+    let cap = checkersbot::robot::http::MAX_CONNECTIONS;
+    let mut crowd: Vec<TcpStream> = (0..cap + 4)
         .map(|_| TcpStream::connect(page).expect("connect"))
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
-    let refused = get(page, "/status.json");
-    assert!(refused.starts_with("HTTP/1.1 503 "), "{refused}");
     d.plays_a_move();
+    std::thread::sleep(Duration::from_millis(500));
+    let mut refused = 0;
+    for c in &mut crowd {
+        c.set_nonblocking(true).expect("non-blocking");
+        let mut head = [0u8; 32];
+        if c.read(&mut head)
+            .is_ok_and(|n| head[..n].starts_with(b"HTTP/1.1 503 "))
+        {
+            refused += 1;
+        }
+    }
+    assert!(refused >= 4, "{refused} of {} refused", cap + 4);
     drop(crowd);
     let end = Instant::now() + WAIT;
     loop {
@@ -394,6 +410,42 @@ fn the_page_follows_a_game_played_over_listen() {
     let pdn = get(d.page, "/game.pdn");
     assert!(pdn.starts_with("HTTP/1.1 200 "), "{pdn}");
     assert!(body(&pdn).contains("[Result \"*\"]"), "{pdn}");
+}
+
+#[test]
+fn the_page_follows_a_game_played_over_a_serial_link() {
+    let (mut master, _slave, path) = common::pty_pair();
+    serialport::SerialPort::set_timeout(&mut master, Duration::from_millis(100)).expect("timeout");
+    let d = Served::start(&["--serial", &path, "--movetime", "50"]);
+    let mut pending = Vec::new();
+    let mut ask = |line: &str| {
+        master
+            .write_all(format!("{line}\r\n").as_bytes())
+            .expect("write to the terminal");
+        let end = Instant::now() + WAIT;
+        let mut buf = [0u8; 4096];
+        loop {
+            let lines = common::take_lines(&mut pending);
+            if let Some(l) = lines.into_iter().find(|l| !l.starts_with("info ")) {
+                return l;
+            }
+            assert!(Instant::now() < end, "no reply to {line}");
+            match master.read(&mut buf) {
+                Ok(n) => pending.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+                Err(e) => panic!("read the terminal: {e}"),
+            }
+        }
+    };
+    assert_eq!(ask("newgame"), "ok");
+    let reply = ask(&format!("board {START} b"));
+    assert!(reply.starts_with("move "), "{reply}");
+    let json = get(d.page, "/status.json");
+    assert_eq!(json_field(body(&json), "state").as_deref(), Some("arm"));
+    assert_eq!(
+        json_field(body(&json), "last_reply").as_deref(),
+        Some(reply.as_str())
+    );
 }
 
 #[test]
