@@ -42,8 +42,8 @@ fn help_by_flag() -> BTreeMap<String, String> {
 fn serve_help_and_the_option_list_agree() {
     let help = help_by_flag();
     let list = specs(&Settings::default(), Duration::ZERO);
-    // Flags of the process, not options of a game: the transport, logging, seeds, and the
-    // endgame database's memory cap (which `set egdb` also uses).
+    // Flags of the process, not options of a game: the transport, the operator page, logging,
+    // seeds, and the endgame database's memory cap (which `set egdb` also uses).
     let mut covered = vec![
         "help",
         "log-level",
@@ -51,6 +51,7 @@ fn serve_help_and_the_option_list_agree() {
         "listen",
         "baud",
         "tcp-timeout",
+        "http",
         "allow-paths",
         "seed",
         "strict",
