@@ -290,6 +290,7 @@ fn game(level: Level, seed: u64, plies: usize) -> Vec<String> {
             &pos,
             &[],
             &limits,
+            None,
             level.misstep(),
             &mut rng,
             &stop,

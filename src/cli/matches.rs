@@ -3,6 +3,7 @@
 use super::common::{load_layout, parse_side};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::book::Book;
+use checkersbot::engine::clock::{BadTimeControl, TimeControl};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
 use checkersbot::engine::{EngineConfig, Limits, SearchParams};
@@ -69,6 +70,14 @@ pub struct MatchArgs {
     /// B's time per move in milliseconds (0 to 3600000, as `serve`; 0 = no time limit).
     #[arg(long, value_parser = super::common::movetime_arg)]
     movetime_b: Option<u64>,
+    /// A's game clock instead of a time per move (engine only): BASE+INC or MOVES/BASE+INC in
+    /// seconds, as `serve --clock` (e.g. 5+1 for about a second a move, more where the position
+    /// needs it); a player whose clock runs out loses.
+    #[arg(long, value_parser = clock_arg)]
+    clock_a: Option<TimeControl>,
+    /// B's game clock (engine only), as --clock-a.
+    #[arg(long, value_parser = clock_arg)]
+    clock_b: Option<TimeControl>,
     /// A's depth per move (0 to 100, as `serve`; 0 = none; default 6 when no move time is
     /// given).
     #[arg(long, value_parser = super::common::depth_arg)]
@@ -181,6 +190,8 @@ struct PlayerArgs {
     level: Option<Level>,
     movetime: Option<u64>,
     depth: Option<u32>,
+    /// A game clock gives the move times: no depth limit by default.
+    clocked: bool,
     without: Vec<String>,
     aggressive: bool,
     threads: usize,
@@ -230,7 +241,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
         }
         None => {
             let depth = match (movetime, depth) {
-                (None, None) => Some(6),
+                (None, None) if !s.clocked => Some(6),
                 (_, d) => d,
             };
             if let Some(ms) = movetime {
@@ -314,6 +325,10 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     })
 }
 
+fn clock_arg(text: &str) -> Result<TimeControl, String> {
+    text.parse().map_err(|e: BadTimeControl| e.to_string())
+}
+
 fn record_text(r: &GameRecord, a: &str, b: &str) -> String {
     let (black, white) = if r.a_side == Side::Bot {
         (a, b)
@@ -385,6 +400,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             level: args.level_a,
             movetime: args.movetime_a,
             depth: args.depth_a,
+            clocked: args.clock_a.is_some(),
             without: args.without_a.clone(),
             aggressive: args.aggressive_a,
             threads: args.threads_a,
@@ -401,6 +417,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             level: args.level_b,
             movetime: args.movetime_b,
             depth: args.depth_b,
+            clocked: args.clock_b.is_some(),
             without: args.without_b.clone(),
             aggressive: args.aggressive_b,
             threads: args.threads_b,
@@ -415,6 +432,23 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         a.name = format!("A:{}", a.name);
         b.name = format!("B:{}", b.name);
     }
+    for (clock, kind, flag) in [
+        (&args.clock_a, args.player_a, "--clock-a"),
+        (&args.clock_b, args.player_b, "--clock-b"),
+    ] {
+        if clock.is_some() && kind != Kind::Engine {
+            return Err(anyhow!("{flag} applies to an engine player only"));
+        }
+    }
+    for (clock, name) in [(&args.clock_a, &mut a.name), (&args.clock_b, &mut b.name)] {
+        if let Some(tc) = clock {
+            *name = if name.is_empty() {
+                format!("clock{tc}")
+            } else {
+                format!("{name}-clock{tc}")
+            };
+        }
+    }
     let opts = MatchOptions {
         games: args.games,
         start,
@@ -422,6 +456,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         seed: args.seed,
         max_plies: args.max_plies,
         ponder_a: args.ponder_a,
+        clocks: [args.clock_a, args.clock_b],
     };
     if args.ponder_a {
         if args.player_a != Kind::Engine {

@@ -156,6 +156,11 @@ pub struct SearchParams {
     /// that the engine plays on rather than repeat in a position it judges about level (0 = a
     /// draw is level; negative prefers draws).
     pub contempt: i32,
+    /// Under a soft limit (a game clock), stretch or shrink it with the root's stability: up to
+    /// about twice as long while the best move changes from iteration to iteration or the score
+    /// falls, down to 0.8 of it once the best move and score have held for several iterations
+    /// (see `engine::Stability`). Off: the soft limit as the clock gives it.
+    pub time_scale: bool,
 }
 
 impl Default for SearchParams {
@@ -181,6 +186,7 @@ impl Default for SearchParams {
             tt_ways: crate::engine::tt::DEFAULT_WAYS,
             lmp: 0,
             contempt: 0,
+            time_scale: true,
         }
     }
 }
@@ -190,7 +196,7 @@ impl SearchParams {
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
     /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
-    /// `prefetch`, `large_pages`, `tt_ways`, `lmp` and `contempt` (switches take 0 or 1). An empty list changes nothing.
+    /// `prefetch`, `large_pages`, `tt_ways`, `lmp`, `contempt` and `time_scale` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -233,6 +239,7 @@ impl SearchParams {
                 }
                 "lmp" => self.lmp = v.max(0),
                 "contempt" => self.contempt = v.clamp(-200, 200),
+                "time_scale" => self.time_scale = flag()?,
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -1039,7 +1046,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,lmp=3,contempt=15")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,lmp=3,contempt=15,time_scale=0")
             .unwrap();
         assert_eq!(
             p,
@@ -1056,6 +1063,7 @@ mod tests {
                 tt_ways: 2,
                 lmp: 3,
                 contempt: 15,
+                time_scale: false,
                 ..d
             }
         );

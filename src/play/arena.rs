@@ -32,6 +32,7 @@
 //! assert_eq!(games.len(), 2);
 //! ```
 
+use crate::engine::clock::{Budget, TimeControl};
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::play::level::{choose_move, Misstep};
 use crate::play::student::Student;
@@ -42,7 +43,7 @@ use crate::rules::position::Side;
 use std::fmt;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What kind of player takes part in a match.
 // Built once per match: the engine's settings are kept inline rather than boxed.
@@ -96,6 +97,11 @@ pub struct MatchOptions {
     /// (all of B's replies) on a thread of its own, without a time limit, until B has moved; A's
     /// own search then finds the table warm. A's time per move is unchanged.
     pub ponder_a: bool,
+    /// Game clocks of A and B (engines only; `None`: the player's move limits apply). With a
+    /// clock, each move's budget comes from the time left ([`TimeControl::budget`]: its hard limit
+    /// is the move time, its soft limit the search's), the time a move took is taken off and the
+    /// increment added; a player whose clock runs out loses ([`Ending::Time`]).
+    pub clocks: [Option<TimeControl>; 2],
 }
 
 impl MatchOptions {
@@ -108,6 +114,7 @@ impl MatchOptions {
             seed: 1,
             max_plies: 300,
             ponder_a: false,
+            clocks: [None, None],
         }
     }
 }
@@ -123,6 +130,8 @@ pub enum Ending {
     NoProgress,
     /// The ply cap of the match.
     MaxPlies,
+    /// The loser's game clock ran out.
+    Time,
 }
 
 impl Ending {
@@ -133,6 +142,7 @@ impl Ending {
             Ending::Repetition => "threefold repetition",
             Ending::NoProgress => "no-progress rule",
             Ending::MaxPlies => "ply cap",
+            Ending::Time => "out of time",
         }
     }
 }
@@ -191,6 +201,8 @@ pub struct PlayerStats {
     pub depth_sum: u64,
     /// Time spent choosing moves.
     pub time: Duration,
+    /// The longest a move took.
+    pub max_time: Duration,
 }
 
 impl PlayerStats {
@@ -202,6 +214,7 @@ impl PlayerStats {
         self.max_depth = self.max_depth.max(depth);
         self.depth_sum += u64::from(depth);
         self.time += time;
+        self.max_time = self.max_time.max(time);
     }
 
     /// Average time per move.
@@ -370,7 +383,7 @@ impl MatchStats {
         let width = a_name.len().max(b_name.len()).max(6);
         let _ = writeln!(
             out,
-            "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9} {:>10}",
+            "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9} {:>10} {:>8}",
             "player",
             "moves",
             "nodes",
@@ -379,13 +392,14 @@ impl MatchStats {
             "tthits",
             "maxdepth",
             "avgdepth",
-            "ms/move"
+            "ms/move",
+            "max ms"
         );
         for (name, s) in [(a_name, &self.a), (b_name, &self.b)] {
             let per_move = s.nodes.checked_div(s.moves).unwrap_or(0);
             let _ = writeln!(
                 out,
-                "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9.1} {:>10.1}",
+                "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9.1} {:>10.1} {:>8}",
                 name,
                 s.moves,
                 s.nodes,
@@ -394,7 +408,8 @@ impl MatchStats {
                 s.tt_hits,
                 s.max_depth,
                 s.avg_depth(),
-                s.time_per_move().as_secs_f64() * 1000.0
+                s.time_per_move().as_secs_f64() * 1000.0,
+                s.max_time.as_millis()
             );
         }
         if self.a_ponder_nodes > 0 {
@@ -495,7 +510,14 @@ impl Player {
         }
     }
 
-    fn choose(&mut self, game: &Game, rng: &mut Rng, stats: &mut PlayerStats) -> Option<MoveInfo> {
+    /// The player's move; `budget`: a game clock's budget for it (engines only).
+    fn choose(
+        &mut self,
+        game: &Game,
+        rng: &mut Rng,
+        stats: &mut PlayerStats,
+        budget: Option<Budget>,
+    ) -> Option<MoveInfo> {
         stats.moves += 1;
         match self {
             Player::Random => {
@@ -505,11 +527,23 @@ impl Player {
             }
             Player::Engine(engine, limits, misstep) => {
                 let stop = AtomicBool::new(false);
+                let clocked;
+                let (limits, soft) = match budget {
+                    Some(b) => {
+                        clocked = Limits {
+                            movetime: Some(b.hard),
+                            ..limits.clone()
+                        };
+                        (&clocked, Some(b.soft))
+                    }
+                    None => (&*limits, None),
+                };
                 let r = choose_move(
                     engine,
                     game.current(),
                     &game.history_keys(),
                     limits,
+                    soft,
                     *misstep,
                     rng,
                     &stop,
@@ -598,6 +632,9 @@ pub fn run_match(
         for p in players.iter_mut() {
             p.new_game();
         }
+        // Each clocked player's time left and moves played this game.
+        let mut clock_left = opts.clocks.map(|c| c.map_or(Duration::ZERO, |tc| tc.base));
+        let mut clock_moves = [0u32; 2];
         let outcome = loop {
             if let Some(o) = outcome_of(game.status()) {
                 break o;
@@ -609,8 +646,11 @@ pub fn run_match(
                 };
             }
             let side = game.current().side();
+            let who = usize::from(side != a_side);
+            let budget = opts.clocks[who].map(|tc| tc.budget(clock_left[who], clock_moves[who]));
+            let started = Instant::now();
             let chosen = if side == a_side {
-                players[0].choose(&game, &mut play_rng, &mut stats.a)
+                players[0].choose(&game, &mut play_rng, &mut stats.a, budget)
             } else if opts.ponder_a {
                 // B searches while A ponders on the same position, each on its own thread.
                 let [pa, pb] = &mut players;
@@ -618,7 +658,7 @@ pub fn run_match(
                 let (stop_ref, game_ref) = (&stop, &game);
                 std::thread::scope(|scope| {
                     let pondering = scope.spawn(move || pa.ponder(game_ref, stop_ref));
-                    let m = pb.choose(&game, &mut play_rng, &mut stats.b);
+                    let m = pb.choose(&game, &mut play_rng, &mut stats.b, budget);
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     if let Ok(nodes) = pondering.join() {
                         stats.a_ponder_nodes += nodes;
@@ -626,8 +666,20 @@ pub fn run_match(
                     m
                 })
             } else {
-                players[1].choose(&game, &mut play_rng, &mut stats.b)
+                players[1].choose(&game, &mut play_rng, &mut stats.b, budget)
             };
+            if let Some(tc) = opts.clocks[who] {
+                clock_moves[who] += 1;
+                match tc.after_move(clock_left[who], started.elapsed(), clock_moves[who]) {
+                    Some(left) => clock_left[who] = left,
+                    None => {
+                        break Outcome {
+                            winner: Some(side.opponent()),
+                            ending: Ending::Time,
+                        }
+                    }
+                }
+            }
             match chosen {
                 Some(m) if game.play(&m).is_some() => {}
                 // No move, or a move the rules refuse: the mover loses.
@@ -777,6 +829,41 @@ mod tests {
         let table = stats.table("engine", "random");
         assert!(table.contains("6 games: engine 6-0-0 random"), "{table}");
         assert!(table.contains("Elo +inf"), "{table}");
+    }
+
+    /// An engine on a game clock (no move time, no depth) takes its budgets from the time left:
+    /// it wins every game against the random player without running out, each move well inside
+    /// what a clock of 2 s and 0.1 s a move allows.
+    #[test]
+    fn an_engine_on_a_clock_plays_within_it() {
+        let engine = PlayerSpec {
+            name: "engine".into(),
+            kind: PlayerKind::Engine {
+                config: EngineConfig::default(),
+                limits: Limits::default(),
+                misstep: None,
+            },
+        };
+        let random = PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        };
+        let clock: TimeControl = "2+0.1".parse().unwrap();
+        let opts = MatchOptions {
+            games: 2,
+            opening_plies: 2,
+            seed: 5,
+            clocks: [Some(clock), None],
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
+        };
+        let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| {});
+        assert_eq!(stats.a_wins, 2);
+        assert!(games.iter().all(|g| g.outcome.ending == Ending::NoMoves));
+        // Searched by time, not a depth limit: deeper than the 6 plies of the default depth.
+        assert!(stats.a.max_depth > 6, "{:?}", stats.a);
+        // No move can take more than 4/5 of the 2.1 s the clock can hold after the first.
+        let most = Duration::from_millis(1680) * u32::try_from(stats.a.moves).unwrap();
+        assert!(stats.a.time < most, "{:?}", stats.a);
     }
 
     #[test]

@@ -185,6 +185,7 @@ pub fn choose_move(
     pos: &AnyPosition,
     history: &[u64],
     limits: &Limits,
+    soft: Option<Duration>,
     misstep: Option<Misstep>,
     rng: &mut Rng,
     stop: &AtomicBool,
@@ -225,7 +226,7 @@ pub fn choose_move(
             }
         }
     }
-    engine.search(pos, history, limits, stop, on_info)
+    engine.search_soft(pos, history, limits, soft, stop, on_info)
 }
 
 #[cfg(test)]
@@ -268,6 +269,7 @@ mod tests {
                 &start,
                 &[],
                 &limits,
+                None,
                 Some(always),
                 &mut rng,
                 &stop,

@@ -459,6 +459,7 @@ fn bot_move<W: Write>(
         pos,
         &game.history_keys(),
         &opts.limits,
+        None,
         opts.misstep,
         rng,
         stop,

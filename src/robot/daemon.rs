@@ -1878,13 +1878,13 @@ fn engine_thread(
             report(&r.info);
             r
         } else if job.misstep.is_some() {
-            // A level's missteps choose among the best moves (no clock budget: the levels that
-            // misstep play at a fixed depth).
+            // A level's missteps choose among the best moves.
             choose_move(
                 &mut engine,
                 &job.pos,
                 &job.history,
                 &limits,
+                soft,
                 job.misstep,
                 &mut rng,
                 &stop,
