@@ -444,7 +444,7 @@ fn daemon(input: &str) -> Vec<String> {
 fn the_daemon_sets_the_book_and_plays_from_it() {
     let start_b = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ b";
     let lines = daemon(&format!(
-        "set book builtin\nset info final\nposition {start_b}\nboard {start_b}\noptions\nset book /no/such/book\nset book off\n"
+        "set book builtin\nset info final\nposition {start_b}\nboard {start_b}\noptions\nstatus\nset book /no/such/book\nset book off\nstatus\n"
     ));
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
     let moves = builtin().moves(&start).expect("in the book");
@@ -477,4 +477,12 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
             .any(|l| l.starts_with("error bad-option book /no/such/book")),
         "{lines:?}"
     );
+    // `status` names the book in use, and none once it is off.
+    let books: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("status "))
+        .filter_map(|l| l.split(" book ").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .collect();
+    assert_eq!(books, ["builtin", "none"], "{lines:?}");
 }

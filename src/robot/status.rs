@@ -115,7 +115,7 @@ pub struct StatusReport {
     pub eval: String,
     /// The endgame database directory in use.
     pub egdb: Option<String>,
-    /// The opening book in use (none yet).
+    /// The opening book in use (`builtin` or its file; `None`: off).
     pub book: Option<String>,
     /// What the daemon made of the last board when it did not fit the game: its `error` or `wait`
     /// reply, word for word; `None` when it fit (or before any board).
@@ -168,7 +168,7 @@ pub fn report(
         style: settings.style,
         eval: settings.eval_name.clone(),
         egdb: settings.egdb_dir.as_ref().map(|d| d.display().to_string()),
-        book: None,
+        book: settings.book.as_ref().map(|_| settings.book_name.clone()),
         diagnosis: observed.diagnosis.clone(),
     };
     if let Some(start) = tracker.fresh_start() {
