@@ -382,6 +382,9 @@ pub struct Daemon {
     feed: Option<Feed>,
     /// Something the operator page shows may have changed while handling the current event.
     dirty: bool,
+    /// Lines queued while an event is handled, released to the outbox after the operator page's
+    /// snapshot is published: a client that has read a reply finds the page already showing it.
+    held: Vec<(String, bool, Option<u64>)>,
     /// The bot's last search in this game, for the operator page.
     search_view: Option<SearchView>,
     /// The last final reply to a `board`, for the operator page.
@@ -472,6 +475,7 @@ impl Daemon {
             observed: Observed::default(),
             feed: None,
             dirty: false,
+            held: Vec::new(),
             search_view: None,
             board_reply: None,
         })
@@ -509,6 +513,7 @@ impl Daemon {
         }
         self.stop_pondering();
         self.record_abandoned("abandoned at the end of the session");
+        self.release();
         let left = self.out.finish(FLUSH_PATIENCE);
         if left > 0 {
             tracing::error!("{left} replies were never written");
@@ -530,9 +535,17 @@ impl Daemon {
         self.to = self.session;
         self.dispatch(event);
         let after = usize::from(self.pending.is_some());
-        self.out.answered((before + input).saturating_sub(after));
         if std::mem::take(&mut self.dirty) {
             self.publish();
+        }
+        self.release();
+        self.out.answered((before + input).saturating_sub(after));
+    }
+
+    /// Hands the lines held during an event to the outbox, in order.
+    fn release(&mut self) {
+        for (line, is_final, to) in self.held.drain(..) {
+            self.out.push(line, is_final, to);
         }
     }
 
@@ -662,10 +675,11 @@ impl Daemon {
         }
     }
 
-    /// Queues a line for the connection the replies now answer; transcript echoes and final
-    /// replies are never dropped, `info` lines may be.
+    /// Holds a line for the connection the replies now answer, until the event is handled (see
+    /// [`Daemon::release`]); transcript echoes and final replies are never dropped, `info` lines
+    /// may be.
     fn raw(&mut self, line: String, is_final: bool) {
-        self.out.push(line, is_final, self.to);
+        self.held.push((line, is_final, self.to));
     }
 
     fn send(&mut self, reply: &Reply) {
