@@ -1663,7 +1663,6 @@ impl Daemon {
                 hard.as_millis()
             );
         }
-        let pos_for_view = pos;
         let job = Job::Search(SearchJob {
             pos,
             history,
@@ -1684,7 +1683,7 @@ impl Daemon {
             return self.error(ErrorCode::Internal, "the engine is not running");
         }
         if self.feed.is_some() {
-            self.search_view = Some(SearchView::started(&pos_for_view));
+            self.search_view = Some(SearchView::started(&pos));
         }
         self.pending = Some(Pending {
             work: Work::Move,
