@@ -102,12 +102,7 @@ impl Client {
     }
 
     fn reply(&mut self) -> String {
-        loop {
-            let l = self.lines.recv_timeout(WAIT).expect("a reply in time");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
+        common::next_final(&self.lines)
     }
 
     fn ask(&mut self, line: &str) -> String {

@@ -94,12 +94,7 @@ impl Served {
 
     /// The next final reply (info lines skipped).
     fn reply(&mut self) -> String {
-        loop {
-            let l = self.lines.recv_timeout(WAIT).expect("a reply in time");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
+        common::next_final(&self.lines)
     }
 
     fn ask(&mut self, line: &str) -> String {
@@ -378,6 +373,16 @@ fn status_json_says_what_the_status_request_says_through_a_session() {
     assert!(compared >= 15, "{compared}");
 }
 
+/// `/status.json` read right after the bot's `move` reply: the arm's turn, and that reply.
+fn page_shows_the_move(page: SocketAddr, reply: &str) {
+    let json = get(page, "/status.json");
+    assert_eq!(json_field(body(&json), "state").as_deref(), Some("arm"));
+    assert_eq!(
+        json_field(body(&json), "last_reply").as_deref(),
+        Some(reply)
+    );
+}
+
 #[test]
 fn the_page_follows_a_game_played_over_listen() {
     let d = Served::start(&["--listen", "127.0.0.1:0", "--movetime", "50"]);
@@ -387,22 +392,12 @@ fn the_page_follows_a_game_played_over_listen() {
         client
             .write_all(format!("{line}\n").as_bytes())
             .expect("send");
-        loop {
-            let l = lines.recv_timeout(WAIT).expect("a reply");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
+        common::next_final(&lines)
     };
     assert_eq!(ask("newgame"), "ok");
     let reply = ask(&format!("board {START} b"));
     assert!(reply.starts_with("move "), "{reply}");
-    let json = get(d.page, "/status.json");
-    assert_eq!(json_field(body(&json), "state").as_deref(), Some("arm"));
-    assert_eq!(
-        json_field(body(&json), "last_reply").as_deref(),
-        Some(reply.as_str())
-    );
+    page_shows_the_move(d.page, &reply);
     let page = get(d.page, "/");
     assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
     assert!(page.contains("Content-Type: text/html"), "{page}");
@@ -440,12 +435,7 @@ fn the_page_follows_a_game_played_over_a_serial_link() {
     assert_eq!(ask("newgame"), "ok");
     let reply = ask(&format!("board {START} b"));
     assert!(reply.starts_with("move "), "{reply}");
-    let json = get(d.page, "/status.json");
-    assert_eq!(json_field(body(&json), "state").as_deref(), Some("arm"));
-    assert_eq!(
-        json_field(body(&json), "last_reply").as_deref(),
-        Some(reply.as_str())
-    );
+    page_shows_the_move(d.page, &reply);
 }
 
 #[test]

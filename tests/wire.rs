@@ -14,7 +14,7 @@ use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{device_link, pty_pair, take_lines, Daemon, WAIT};
+use common::{device_link, pty_pair, take_lines, Daemon};
 
 /// The position after a `move` reply.
 fn after(pos: &AnyPosition, reply: &str) -> AnyPosition {
@@ -210,12 +210,7 @@ impl Pty {
     }
 
     fn reply(&self) -> String {
-        loop {
-            let l = self.lines.recv_timeout(WAIT).expect("a reply over the pty");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
+        common::next_final(&self.lines)
     }
 
     fn ask(&mut self, line: &str) -> String {

@@ -18,6 +18,16 @@ pub const NO_CACHE: &str = "/nonexistent/checkersbot-tests-cache";
 /// How long a reply may take before a test fails (generous: the machine may be loaded).
 pub const WAIT: Duration = Duration::from_secs(30);
 
+/// The next final reply on `lines`, skipping `info` lines; fails the test after [`WAIT`].
+pub fn next_final(lines: &Receiver<String>) -> String {
+    loop {
+        let l = lines.recv_timeout(WAIT).expect("a reply in time");
+        if !l.starts_with("info ") {
+            return l;
+        }
+    }
+}
+
 pub fn line_channel<R: Read + Send + 'static>(r: R) -> Receiver<String> {
     let (tx, rx) = channel();
     std::thread::spawn(move || {
@@ -98,12 +108,7 @@ impl Daemon {
 
     /// The next final reply, skipping info lines.
     pub fn reply(&mut self) -> String {
-        loop {
-            let l = self.lines().recv_timeout(WAIT).expect("a reply in time");
-            if !l.starts_with("info ") {
-                return l;
-            }
-        }
+        next_final(self.lines())
     }
 
     pub fn ask(&mut self, line: &str) -> String {
