@@ -17,7 +17,8 @@ use checkersbot::rules::position::{Piece, Position, Side};
 use proptest::prelude::*;
 
 /// Weights that are all different, with the staggered regions if asked and the size holds them,
-/// and a network if asked (its weights all different too, some units clipped at 0 or 1).
+/// and a network if asked (its weights all different too, some units clipped at 0 or 1; phased
+/// with the staggered regions).
 fn weights(size: BoardSize, staggered: bool, net: bool) -> LearnedWeights {
     let tiling = if staggered && Tiling::Staggered.fits(size) {
         Tiling::Staggered
@@ -42,6 +43,10 @@ fn weights(size: BoardSize, staggered: bool, net: bool) -> LearnedWeights {
                 b: (0..HIDDEN).map(|i| 0.5 + f(i, 13, 0.5)).collect(),
                 v: (0..2 * HIDDEN).map(|i| f(i + 3, 29, 60.0)).collect(),
                 c: 7.0,
+                // With the staggered regions the network is phased as well, so that both
+                // kinds of output layer are checked.
+                end: staggered
+                    .then(|| ((0..2 * HIDDEN).map(|i| f(i + 11, 31, 50.0)).collect(), -5.0)),
             }
             .quantize(),
         );

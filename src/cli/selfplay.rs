@@ -1,6 +1,7 @@
 //! `checkersbot selfplay`: the engine plays itself and writes training data (see `learn::data`).
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::book::BookSpec;
 use checkersbot::engine::EngineConfig;
 use checkersbot::learn::data::Writer;
 use checkersbot::learn::selfplay::{run, SelfPlay};
@@ -8,6 +9,7 @@ use checkersbot::rules::geometry::BoardSize;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `selfplay`.
@@ -28,9 +30,17 @@ pub struct SelfPlayArgs {
     /// Nodes searched per move.
     #[arg(long, default_value_t = 5000)]
     nodes: u64,
-    /// Random plies at the start of each game.
+    /// Random plies at the start of each game (after the book's line with --book).
     #[arg(long, default_value_t = 6)]
     openings: usize,
+    /// Start every game on a line of this opening book (`builtin` or a file; default `off`):
+    /// the book's moves chosen at random within --book-margin of the best, then --openings
+    /// random plies. The data then holds the openings strong players play, varied.
+    #[arg(long, default_value = "off")]
+    book: String,
+    /// Margin of the book's choices, hundredths of a man (0: always the best line).
+    #[arg(long, default_value_t = 60)]
+    book_margin: i32,
     /// A game still going after this many plies is recorded as a draw.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
@@ -87,6 +97,14 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         seed: args.seed,
         nodes: args.nodes,
         opening_plies: args.openings,
+        book: match BookSpec::parse(&args.book).load()? {
+            Some(book) => {
+                book.check_size(size)?;
+                Some(Arc::new(book))
+            }
+            None => None,
+        },
+        book_margin: args.book_margin.max(0),
         max_plies: args.max_plies,
         adjudicate: args.adjudicate,
         threads,

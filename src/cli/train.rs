@@ -48,6 +48,11 @@ pub struct TrainArgs {
     /// trained on.
     #[arg(long, requires = "init")]
     net: bool,
+    /// With `--net`: give the network an opening and an endgame output layer, blended by the
+    /// pieces on the board as the patterns' two phases are (weights format version 4). A network
+    /// with one output layer in `--init` starts with it in both phases; a phased one stays phased.
+    #[arg(long, requires = "net")]
+    phased: bool,
     /// Weight of the game result in the target; the rest is the search score.
     #[arg(long, default_value_t = 0.5)]
     lambda: f32,
@@ -130,6 +135,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         threads: args
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        phased: args.phased,
     };
     println!(
         "{} positions ({size}) read in {:.1} s; {:.0}% held out for validation; {} regions ({})",

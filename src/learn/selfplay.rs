@@ -6,6 +6,7 @@
 //! whatever the number of threads, and `--shard K/N` (games with `g % N == K`) splits the same run
 //! over machines with no overlap. Records are written game by game in game order.
 
+use crate::engine::book::Book;
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::learn::data::{DataError, Outcome, Record, Writer};
 use crate::rng::Rng;
@@ -31,8 +32,15 @@ pub struct SelfPlay {
     pub seed: u64,
     /// Nodes per move.
     pub nodes: u64,
-    /// Random plies at the start of each game.
+    /// Random plies at the start of each game (after the book's, if there is a book).
     pub opening_plies: usize,
+    /// A book whose lines start the games: from the start position each game follows the book,
+    /// choosing at random (with the game's seed) among the moves within [`SelfPlay::book_margin`]
+    /// of the best, until it leaves the book; the random plies come after. The data then holds
+    /// the openings a strong opponent plays, varied, rather than only random ones.
+    pub book: Option<Arc<Book>>,
+    /// Margin of the book's choices in hundredths of a man (0: always the best line).
+    pub book_margin: i32,
     /// A game still going after this many plies is a draw.
     pub max_plies: usize,
     /// Win adjudication: a game ends as a win for a side once the searches of both sides have
@@ -67,16 +75,17 @@ fn game_seed(seed: u64, index: usize) -> u64 {
     seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Plays game `index` of a run with `engine` (cleared first).
-pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData {
-    let mut rng = Rng::new(game_seed(run.seed, index));
-    engine.new_game();
-    let first = if rng.chance(1, 2) {
-        Side::Bot
-    } else {
-        Side::Player
-    };
+/// The game's start: the book's line (when the run has a book), then the random plies.
+fn opening(run: &SelfPlay, first: Side, rng: &mut Rng) -> Game {
     let mut game = Game::new(AnyPosition::initial(run.size, first));
+    if let Some(book) = &run.book {
+        while !game.status().is_over() {
+            let Some(pick) = book.choose(game.current(), run.book_margin, Some(&mut *rng)) else {
+                break;
+            };
+            game.play(&pick.mv);
+        }
+    }
     // The random opening: uniform legal moves, replayed if it ends the game.
     for _ in 0..run.opening_plies {
         let moves = game.current().legal_moves();
@@ -86,6 +95,19 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         let mv = moves[rng.below(moves.len())].clone();
         game.play(&mv);
     }
+    game
+}
+
+/// Plays game `index` of a run with `engine` (cleared first).
+pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData {
+    let mut rng = Rng::new(game_seed(run.seed, index));
+    engine.new_game();
+    let first = if rng.chance(1, 2) {
+        Side::Bot
+    } else {
+        Side::Player
+    };
+    let mut game = opening(run, first, &mut rng);
     let limits = Limits {
         nodes: Some(run.nodes),
         ..Limits::default()
@@ -220,6 +242,8 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::book::turn_move;
+    use crate::rules::any_size::MoveInfo;
 
     fn small() -> SelfPlay {
         SelfPlay {
@@ -229,6 +253,8 @@ mod tests {
             seed: 5,
             nodes: 300,
             opening_plies: 2,
+            book: None,
+            book_margin: 0,
             max_plies: 120,
             adjudicate: None,
             threads: 2,
@@ -364,5 +390,64 @@ mod tests {
         assert_eq!(a.len() + b.len(), whole.len());
         assert!(a.iter().all(|r| whole.contains(r)));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// With a book, a game starts on the book's line: every move of it is a book move within the
+    /// margin of the best (the best itself with a margin of 0, so every game has the same line),
+    /// it goes on until the position leaves the book, and the random plies follow; with a margin,
+    /// the games' seeds give different lines.
+    #[test]
+    fn games_start_on_the_books_lines_then_the_random_plies() {
+        let book = Arc::new(Book::builtin().expect("the built-in book"));
+        let run = |margin: i32, random: usize| SelfPlay {
+            size: BoardSize::S8,
+            opening_plies: random,
+            book: Some(Arc::clone(&book)),
+            book_margin: margin,
+            ..small()
+        };
+        let check = |run: &SelfPlay, g: usize| -> Vec<MoveInfo> {
+            let mut rng = Rng::new(game_seed(run.seed, g));
+            let first = if g.is_multiple_of(2) { Side::Bot } else { Side::Player };
+            let game = opening(run, first, &mut rng);
+            let mut replay = Game::new(AnyPosition::initial(run.size, first));
+            let mut in_book = 0;
+            for mv in game.moves() {
+                match book.moves(replay.current()) {
+                    Some(moves) => {
+                        let best = moves.iter().map(|m| m.value).max().expect("moves");
+                        let mine = moves.iter().find(|m| m.mv == *mv);
+                        let mine = mine.expect("a move played in the book is a book move");
+                        assert!(i32::from(mine.value) >= i32::from(best) - run.book_margin);
+                        in_book += 1;
+                    }
+                    None => break,
+                }
+                replay.play(mv);
+            }
+            assert!(in_book >= 2, "game {g}: the line starts in the book");
+            assert_eq!(game.plies(), in_book + run.opening_plies, "game {g}");
+            game.moves()[..in_book].to_vec()
+        };
+        let best = run(0, 0);
+        let lines: Vec<_> = (0..6).map(|g| check(&best, g)).collect();
+        let turned = |line: &[MoveInfo]| -> Vec<MoveInfo> {
+            line.iter().map(|m| turn_move(m, BoardSize::S8)).collect()
+        };
+        for (g, line) in lines.iter().enumerate() {
+            assert!(
+                line == &lines[0] || turned(line) == lines[0],
+                "game {g}: margin 0 follows the best line"
+            );
+        }
+        let varied = run(60, 3);
+        let mut distinct: Vec<Vec<MoveInfo>> = Vec::new();
+        for g in 0..12 {
+            let line = check(&varied, g);
+            if !distinct.contains(&line) && !distinct.contains(&turned(&line)) {
+                distinct.push(line);
+            }
+        }
+        assert!(distinct.len() >= 3, "{} distinct lines", distinct.len());
     }
 }

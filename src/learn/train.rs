@@ -52,6 +52,9 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
+    /// With a network: give it an opening and an endgame output layer, blended by the pieces
+    /// on the board ([`crate::engine::eval::Net::end`]).
+    pub phased: bool,
 }
 
 impl Default for TrainConfig {
@@ -67,6 +70,7 @@ impl Default for TrainConfig {
             k: None,
             seed: 1,
             threads: 1,
+            phased: false,
         }
     }
 }
@@ -182,7 +186,7 @@ fn extract_sized<G: Geometry>(
             len: (feats.len() as u32 - start) as u16,
             phase: p.min(full) as f32 / full as f32,
             base: net.map_or(0.0, |n| {
-                n.for_player(&n.accumulate_both(&pos), pos.side) as f32
+                n.for_player(&n.accumulate_both(&pos), pos.side, (p.min(full), full)) as f32
             }),
             target,
         });

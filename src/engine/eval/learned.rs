@@ -48,6 +48,9 @@ pub const VERSION: u16 = 2;
 /// The format with a network after the pattern weights ([`Net::write`]); files without one are
 /// written as [`VERSION`].
 pub const VERSION_NET: u16 = 3;
+/// Format version of weights with a phased network (one whose output layer has an opening and
+/// an endgame form, [`Net::end`]): version 3 with the endgame output layer after the network.
+pub const VERSION_PHASED: u16 = 4;
 /// The first format: no king squares, [`DENSE_V1`] global features.
 const VERSION_1: u16 = 1;
 /// Global features in a version-1 file (the first ten of [`Dense::ALL`]).
@@ -200,7 +203,7 @@ pub enum WeightsError {
     NotWeights,
     /// Another format version.
     #[error(
-        "weights format version {found}; this program reads versions {VERSION_1} to {VERSION_NET}"
+        "weights format version {found}; this program reads versions {VERSION_1} to {VERSION_PHASED}"
     )]
     Version {
         /// The file's version.
@@ -364,10 +367,10 @@ impl LearnedWeights {
         if let Some(net) = &self.net {
             net.write(&mut payload);
         }
-        let version = if self.net.is_some() {
-            VERSION_NET
-        } else {
-            VERSION
+        let version = match &self.net {
+            Some(net) if net.end.is_some() => VERSION_PHASED,
+            Some(_) => VERSION_NET,
+            None => VERSION,
         };
         let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
         out.extend_from_slice(&MAGIC);
@@ -391,7 +394,7 @@ impl LearnedWeights {
         }
         let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
         let version = u16_at(4);
-        if version != VERSION && version != VERSION_1 && version != VERSION_NET {
+        if ![VERSION_1, VERSION, VERSION_NET, VERSION_PHASED].contains(&version) {
             return Err(WeightsError::Version { found: version });
         }
         let size = BoardSize::from_n(usize::from(bytes[6]))
@@ -422,7 +425,8 @@ impl LearnedWeights {
         let expected = u64::from_le_bytes(sum);
         let payload = &bytes[HEADER_LEN..];
         let per = r * REGION_ENTRIES + ks + d;
-        let (payload, net_bytes) = if version == VERSION_NET {
+        let with_net = version == VERSION_NET || version == VERSION_PHASED;
+        let (payload, net_bytes) = if with_net {
             payload.split_at(payload.len().min(4 * per))
         } else {
             (payload, &[][..])
@@ -455,9 +459,9 @@ impl LearnedWeights {
         pairs[patterns..patterns + ks].copy_from_slice(&stored[patterns..patterns + ks]);
         let dense_at = patterns + king_squares(size);
         pairs[dense_at..dense_at + d].copy_from_slice(&stored[patterns + ks..]);
-        let net = if version == VERSION_NET {
+        let net = if with_net {
             Some(
-                Net::read(net_bytes, net_inputs(size))
+                Net::read(net_bytes, net_inputs(size), version == VERSION_PHASED)
                     .map_err(|e| WeightsError::Malformed(format!("the network: {e}")))?,
             )
         } else {
@@ -844,8 +848,10 @@ impl<G: Geometry> Evaluator<G> {
         let p = p.min(full);
         let patterns = (so * p + se * (full - p)) / (full * WEIGHT_SCALE);
         match (&w.net, acc) {
-            (Some(net), Some(acc)) => patterns + net.for_player(acc, pos.side),
-            (Some(net), None) => patterns + net.for_player(&net.accumulate_both(pos), pos.side),
+            (Some(net), Some(acc)) => patterns + net.for_player(acc, pos.side, (p, full)),
+            (Some(net), None) => {
+                patterns + net.for_player(&net.accumulate_both(pos), pos.side, (p, full))
+            }
             (None, _) => patterns,
         }
     }
@@ -919,6 +925,7 @@ mod tests {
             b: vec![0.5; HIDDEN],
             v: (0..2 * HIDDEN).map(|i| i as f32 - 30.0).collect(),
             c: 3.0,
+            end: None,
         };
         w.net = Some(f.quantize());
         let bytes = w.to_bytes();
@@ -948,6 +955,29 @@ mod tests {
         assert!(e.contains("network section"), "{e}");
         let e = with_net(&|b| b[net_at + 4..net_at + 6].copy_from_slice(&i16::MAX.to_le_bytes()));
         assert!(e.contains("overflow"), "{e}");
+
+        // A phased network (version 4) round-trips too, and its endgame layer is read: a file
+        // cut short of it, or a version-3 file with one, is refused.
+        let mut phased = w.clone();
+        let mut pf = f.clone();
+        pf.end = Some(((0..2 * HIDDEN).map(|i| 20.0 - i as f32).collect(), -4.0));
+        phased.net = Some(pf.quantize());
+        let pbytes = phased.to_bytes();
+        assert_eq!(u16::from_le_bytes([pbytes[4], pbytes[5]]), VERSION_PHASED);
+        assert_eq!(pbytes.len(), bytes.len() + 2 * 2 * HIDDEN + 4);
+        assert_eq!(LearnedWeights::from_bytes(&pbytes), Ok(phased.clone()));
+        assert_ne!(phased, w, "the endgame layer is kept");
+        let rewrite = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut b = pbytes.clone();
+            edit(&mut b);
+            let sum = fnv1a(&b[HEADER_LEN..]);
+            b[16..24].copy_from_slice(&sum.to_le_bytes());
+            LearnedWeights::from_bytes(&b).unwrap_err().to_string()
+        };
+        let e = rewrite(&|b| b.truncate(b.len() - 4));
+        assert!(e.contains("network section"), "{e}");
+        let e = rewrite(&|b| b[4..6].copy_from_slice(&VERSION_NET.to_le_bytes()));
+        assert!(e.contains("network section"), "{e}");
     }
 
     #[test]

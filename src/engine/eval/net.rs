@@ -48,6 +48,11 @@ pub struct Net {
     pub v: [i16; 2 * HIDDEN],
     /// Output bias.
     pub c: i32,
+    /// A phased network's endgame output layer (weights as [`Net::v`], bias as [`Net::c`]): its
+    /// output is then the two layers' outputs blended by the pieces on the board, as the
+    /// patterns' two phases are (`v`, `c` at the start position, these with no pieces left).
+    /// `None`: one output layer for every phase.
+    pub end: Option<([i16; 2 * HIDDEN], i32)>,
 }
 
 /// The float form of a network (training works on it).
@@ -64,6 +69,8 @@ pub struct FloatNet {
     pub v: Vec<f32>,
     /// Output bias, hundredths of a man.
     pub c: f32,
+    /// A phased network's endgame output weights and bias (see [`Net::end`]).
+    pub end: Option<(Vec<f32>, f32)>,
 }
 
 /// The largest first-layer bias and weight (in `1 / QA`) for a network of `inputs` inputs: with
@@ -106,6 +113,13 @@ impl FloatNet {
             b,
             v,
             c: (self.c * QV as f32).round() as i32,
+            end: self.end.as_ref().map(|(ve, ce)| {
+                let mut out = [0i16; 2 * HIDDEN];
+                for (o, &x) in out.iter_mut().zip(ve) {
+                    *o = q16(x * QV as f32);
+                }
+                (out, (ce * QV as f32).round() as i32)
+            }),
         }
     }
 }
@@ -119,11 +133,18 @@ impl Net {
             b: self.b.iter().map(|&x| f32::from(x) / QA as f32).collect(),
             v: self.v.iter().map(|&x| f32::from(x) / QV as f32).collect(),
             c: self.c as f32 / QV as f32,
+            end: self.end.as_ref().map(|(ve, ce)| {
+                (
+                    ve.iter().map(|&x| f32::from(x) / QV as f32).collect(),
+                    *ce as f32 / QV as f32,
+                )
+            }),
         }
     }
 
     /// Bytes this network adds to a weights file: inputs and hidden units (`u16` each), then the
-    /// first-layer weights, biases and output weights (`i16`), then the output bias (`i32`).
+    /// first-layer weights, biases and output weights (`i16`), then the output bias (`i32`); a
+    /// phased network follows them with its endgame output weights (`i16`) and bias (`i32`).
     pub fn write(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&(self.inputs as u16).to_le_bytes());
         out.extend_from_slice(&(HIDDEN as u16).to_le_bytes());
@@ -131,10 +152,17 @@ impl Net {
             out.extend_from_slice(&x.to_le_bytes());
         }
         out.extend_from_slice(&self.c.to_le_bytes());
+        if let Some((ve, ce)) = &self.end {
+            for x in ve {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+            out.extend_from_slice(&ce.to_le_bytes());
+        }
     }
 
-    /// Reads what [`Net::write`] wrote, expecting `inputs` inputs; the error says what is wrong.
-    pub fn read(bytes: &[u8], inputs: usize) -> Result<Net, String> {
+    /// Reads what [`Net::write`] wrote, expecting `inputs` inputs and, if `phased`, the endgame
+    /// output layer; the error says what is wrong.
+    pub fn read(bytes: &[u8], inputs: usize, phased: bool) -> Result<Net, String> {
         if bytes.len() < 4 {
             return Err(format!("a network section of {} bytes", bytes.len()));
         }
@@ -147,7 +175,8 @@ impl Net {
             ));
         }
         let count = inputs * HIDDEN + 3 * HIDDEN;
-        let want = 4 + 2 * count + 4;
+        let end_len = if phased { 2 * 2 * HIDDEN + 4 } else { 0 };
+        let want = 4 + 2 * count + 4 + end_len;
         if bytes.len() != want {
             return Err(format!(
                 "a network section of {} bytes, expected {want}",
@@ -171,12 +200,22 @@ impl Net {
             ));
         }
         let t = &bytes[4 + 2 * count..];
+        let i32_at = |t: &[u8]| i32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        let end = phased.then(|| {
+            let e = &t[4..];
+            let mut ve = [0i16; 2 * HIDDEN];
+            for (o, c) in ve.iter_mut().zip(e.chunks_exact(2)) {
+                *o = i16::from_le_bytes([c[0], c[1]]);
+            }
+            (ve, i32_at(&e[4 * HIDDEN..]))
+        });
         Ok(Net {
             inputs,
             w: w.to_vec(),
             b,
             v,
-            c: i32::from_le_bytes([t[0], t[1], t[2], t[3]]),
+            c: i32_at(t),
+            end,
         })
     }
 
@@ -265,8 +304,9 @@ impl Net {
     }
 
     /// The output for the side to move, in hundredths of a man, from the hidden sums of its view
-    /// and of its opponent's.
-    pub fn output(&self, to_move: &Acc, other: &Acc) -> i32 {
+    /// and of its opponent's; `phase` is the pieces on the board and at the start (a phased
+    /// network blends its two output layers by it).
+    pub fn output(&self, to_move: &Acc, other: &Acc, phase: (i32, i32)) -> i32 {
         // Two plain loops over fixed-size arrays (a chained iterator is not vectorised).
         let mut h = [0i16; 2 * HIDDEN];
         let (mine, theirs) = h.split_at_mut(HIDDEN);
@@ -276,19 +316,30 @@ impl Net {
         for (o, &a) in theirs.iter_mut().zip(other) {
             *o = a.max(0).min(QA as i16);
         }
-        let sum: i32 = h
-            .iter()
-            .zip(&self.v)
-            .map(|(&a, &b)| i32::from(a) * i32::from(b))
-            .sum();
-        (sum / QA + self.c).div_euclid(QV)
+        let dot = |v: &[i16; 2 * HIDDEN]| -> i32 {
+            h.iter()
+                .zip(v)
+                .map(|(&a, &b)| i32::from(a) * i32::from(b))
+                .sum()
+        };
+        let open = dot(&self.v) / QA + self.c;
+        let sum = match &self.end {
+            None => open,
+            Some((ve, ce)) => {
+                let end = dot(ve) / QA + ce;
+                let (p, full) = (phase.0.clamp(0, phase.1.max(1)), phase.1.max(1));
+                (open * p + end * (full - p)) / full
+            }
+        };
+        sum.div_euclid(QV)
     }
 
-    /// The output for the player, from both views' sums (`acc[side.index()]`).
-    pub fn for_player(&self, acc: &[Acc; 2], to_move: Side) -> i32 {
+    /// The output for the player, from both views' sums (`acc[side.index()]`) and the phase (see
+    /// [`Net::output`]).
+    pub fn for_player(&self, acc: &[Acc; 2], to_move: Side, phase: (i32, i32)) -> i32 {
         match to_move {
-            Side::Player => self.output(&acc[0], &acc[1]),
-            Side::Bot => -self.output(&acc[1], &acc[0]),
+            Side::Player => self.output(&acc[0], &acc[1], phase),
+            Side::Bot => -self.output(&acc[1], &acc[0], phase),
         }
     }
 }
