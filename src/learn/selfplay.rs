@@ -408,7 +408,11 @@ mod tests {
         };
         let check = |run: &SelfPlay, g: usize| -> Vec<MoveInfo> {
             let mut rng = Rng::new(game_seed(run.seed, g));
-            let first = if g.is_multiple_of(2) { Side::Bot } else { Side::Player };
+            let first = if g.is_multiple_of(2) {
+                Side::Bot
+            } else {
+                Side::Player
+            };
             let game = opening(run, first, &mut rng);
             let mut replay = Game::new(AnyPosition::initial(run.size, first));
             let mut in_book = 0;
