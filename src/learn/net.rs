@@ -389,6 +389,24 @@ pub(crate) mod tests {
         }
     }
 
+    /// Quiet positions of `seed` labelled (search score only) by `patterns` plus the network `f`.
+    fn labelled_by<'a>(
+        patterns: &'a LearnedWeights,
+        f: &FloatNet,
+    ) -> impl Fn(u64, usize) -> Vec<Record> + 'a {
+        let mut labeller = patterns.clone();
+        labeller.net = Some(f.quantize());
+        move |seed, count| {
+            positions(count, seed)
+                .iter()
+                .map(|p| {
+                    let score = learned_score(&labeller, p);
+                    Record::new(p, crate::learn::data::Outcome::Draw, score, 0)
+                })
+                .collect()
+        }
+    }
+
     /// `f` with an endgame output layer unlike its opening one.
     pub(crate) fn phased(mut f: FloatNet, seed: u64) -> FloatNet {
         let mut rng = Rng::new(seed);
@@ -457,17 +475,7 @@ pub(crate) mod tests {
     fn a_phased_network_learns_what_one_output_layer_cannot() {
         let patterns = LearnedWeights::initial(BoardSize::S8, Default::default());
         let truth = phased(random_net(13, BoardSize::S8), 14);
-        let mut labeller = patterns.clone();
-        labeller.net = Some(truth.quantize());
-        let label = |seed: u64, count: usize| -> Vec<Record> {
-            positions(count, seed)
-                .iter()
-                .map(|p| {
-                    let score = learned_score(&labeller, p);
-                    Record::new(p, crate::learn::data::Outcome::Draw, score, 0)
-                })
-                .collect()
-        };
+        let label = labelled_by(&patterns, &truth);
         let (train, test) = (label(31, 4000), label(32, 500));
         let mut start = truth.clone();
         start.end = None;
@@ -528,17 +536,7 @@ pub(crate) mod tests {
         let patterns = LearnedWeights::initial(BoardSize::S8, Default::default());
         let mut truth = random_net(11, BoardSize::S8);
         truth.v.iter_mut().for_each(|x| *x *= 2.0);
-        let mut labeller = patterns.clone();
-        labeller.net = Some(truth.quantize());
-        let label = |seed: u64, count: usize| -> Vec<Record> {
-            positions(count, seed)
-                .iter()
-                .map(|p| {
-                    let score = learned_score(&labeller, p);
-                    Record::new(p, crate::learn::data::Outcome::Draw, score, 0)
-                })
-                .collect()
-        };
+        let label = labelled_by(&patterns, &truth);
         let (train, test) = (label(21, 6000), label(22, 600));
         let cfg = TrainConfig {
             epochs: 60,
