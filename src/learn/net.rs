@@ -140,6 +140,34 @@ impl Layout {
             (1.0, 0.0)
         }
     }
+    /// `f`'s parameters in this layout. A network with one output layer laid out phased starts
+    /// with it in both phases, so it scores every position as before.
+    fn flatten(&self, f: &FloatNet) -> Vec<f32> {
+        let mut p = vec![0f32; self.len()];
+        p[..self.b()].copy_from_slice(&f.w);
+        p[self.b()..self.v()].copy_from_slice(&f.b);
+        p[self.v()..self.c()].copy_from_slice(&f.v);
+        p[self.c()] = f.c;
+        if self.phased {
+            let (ve, ce) = f.end.clone().unwrap_or_else(|| (f.v.clone(), f.c));
+            p[self.ve()..self.ce()].copy_from_slice(&ve);
+            p[self.ce()] = ce;
+        }
+        p
+    }
+    /// The network whose parameters in this layout are `p`.
+    fn unflatten(&self, p: &[f32]) -> FloatNet {
+        FloatNet {
+            inputs: self.inputs,
+            w: p[..self.b()].to_vec(),
+            b: p[self.b()..self.v()].to_vec(),
+            v: p[self.v()..self.c()].to_vec(),
+            c: p[self.c()],
+            end: self
+                .phased
+                .then(|| (p[self.ve()..self.ce()].to_vec(), p[self.ce()])),
+        }
+    }
 }
 
 /// The hidden sums of one view.
@@ -280,30 +308,19 @@ pub fn train_net(
         phased: cfg.phased || start.is_some_and(|f| f.end.is_some()),
     };
     let mut rng = Rng::new(cfg.seed);
-    let mut p = vec![0f32; l.len()];
-    match start {
-        Some(f) => {
-            p[..l.b()].copy_from_slice(&f.w);
-            p[l.b()..l.v()].copy_from_slice(&f.b);
-            p[l.v()..l.c()].copy_from_slice(&f.v);
-            p[l.c()] = f.c;
-            if l.phased {
-                // A network that had one output layer starts with it in both phases, so it
-                // scores every position as before.
-                let (ve, ce) = f.end.clone().unwrap_or_else(|| (f.v.clone(), f.c));
-                p[l.ve()..l.ce()].copy_from_slice(&ve);
-                p[l.ce()] = ce;
-            }
-        }
-        _ => {
+    let mut p = match start {
+        Some(f) => l.flatten(f),
+        None => {
+            let mut p = vec![0f32; l.len()];
             for x in &mut p[..l.b()] {
                 *x = (rng.below(2001) as f32 / 1000.0 - 1.0) * 0.15;
             }
             for x in &mut p[l.b()..l.v()] {
                 *x = 0.5;
             }
+            p
         }
-    }
+    };
     let n = data.samples.len();
     let n_valid = ((n as f32 * cfg.valid) as usize).min(n);
     let valid: Vec<usize> = (n - n_valid..n).collect();
@@ -356,14 +373,7 @@ pub fn train_net(
             / outputs.len().max(1) as f64,
         max_output: outputs.iter().fold(0f32, |a, &x| a.max(x)),
     };
-    let f = FloatNet {
-        inputs: l.inputs,
-        w: p[..l.b()].to_vec(),
-        b: p[l.b()..l.v()].to_vec(),
-        v: p[l.v()..l.c()].to_vec(),
-        c: p[l.c()],
-        end: l.phased.then(|| (p[l.ve()..l.ce()].to_vec(), p[l.ce()])),
-    };
+    let f = l.unflatten(&p);
     bare.net = Some(f.quantize());
     (bare, f, report)
 }
@@ -407,6 +417,31 @@ pub(crate) mod tests {
         }
     }
 
+    /// The mean distance of `w`'s scores from the records' search scores, hundredths of a man.
+    fn mean_off(w: &LearnedWeights, records: &[Record]) -> f64 {
+        let total: f64 = records
+            .iter()
+            .map(|r| (f64::from(learned_score(w, &r.position())) - f64::from(r.score)).abs())
+            .sum();
+        total / records.len() as f64
+    }
+
+    /// Training on search scores alone (K 100) in small batches, as the known-network tests use it.
+    fn fit_scores(phased: bool) -> TrainConfig {
+        TrainConfig {
+            epochs: 60,
+            batch: 128,
+            lr: 0.003,
+            lambda: 0.0,
+            valid: 0.0,
+            k: Some(100.0),
+            seed: 3,
+            threads: 2,
+            phased,
+            ..TrainConfig::default()
+        }
+    }
+
     /// `f` with an endgame output layer unlike its opening one.
     pub(crate) fn phased(mut f: FloatNet, seed: u64) -> FloatNet {
         let mut rng = Rng::new(seed);
@@ -436,17 +471,8 @@ pub(crate) mod tests {
                 inputs: f.inputs,
                 phased: phased_net,
             };
-            let mut p: Vec<f32> =
-                f.w.iter()
-                    .chain(&f.b)
-                    .chain(&f.v)
-                    .chain(std::iter::once(&f.c))
-                    .copied()
-                    .collect();
-            if let Some((ve, ce)) = &f.end {
-                p.extend(ve.iter().chain(std::iter::once(ce)));
-            }
-            assert_eq!(p.len(), l.len());
+            let p = l.flatten(&f);
+            assert_eq!(l.unflatten(&p), f);
             let (mut spread, mut total) = (0.0f32, 0.0f32);
             for (s, r) in data.samples.iter().zip(&records) {
                 let float = player_score(&p, &l, &data, s);
@@ -480,18 +506,7 @@ pub(crate) mod tests {
         let mut start = truth.clone();
         start.end = None;
         let off = |phased_net: bool| {
-            let cfg = TrainConfig {
-                epochs: 60,
-                batch: 128,
-                lr: 0.003,
-                lambda: 0.0,
-                valid: 0.0,
-                k: Some(100.0),
-                seed: 3,
-                threads: 2,
-                phased: phased_net,
-                ..TrainConfig::default()
-            };
+            let cfg = fit_scores(phased_net);
             let (trained, f, _) = train_net(
                 BoardSize::S8,
                 &train,
@@ -501,23 +516,11 @@ pub(crate) mod tests {
                 &mut |_| {},
             );
             assert_eq!(f.end.is_some(), phased_net);
-            let total: f64 = test
-                .iter()
-                .map(|r| {
-                    (f64::from(learned_score(&trained, &r.position())) - f64::from(r.score)).abs()
-                })
-                .sum();
-            total / test.len() as f64
+            mean_off(&trained, &test)
         };
         let mut at_start = patterns.clone();
         at_start.net = Some(start.quantize());
-        let before: f64 = test
-            .iter()
-            .map(|r| {
-                (f64::from(learned_score(&at_start, &r.position())) - f64::from(r.score)).abs()
-            })
-            .sum::<f64>()
-            / test.len() as f64;
+        let before = mean_off(&at_start, &test);
         let (one, two) = (off(false), off(true));
         // Measured: 61.7 at the start, 16.7 with one layer, 12.6 phased. One layer gets part of
         // the way (its hidden units can count the pieces), the phased one further.
@@ -538,27 +541,9 @@ pub(crate) mod tests {
         truth.v.iter_mut().for_each(|x| *x *= 2.0);
         let label = labelled_by(&patterns, &truth);
         let (train, test) = (label(21, 6000), label(22, 600));
-        let cfg = TrainConfig {
-            epochs: 60,
-            batch: 128,
-            lr: 0.003,
-            lambda: 0.0,
-            valid: 0.0,
-            k: Some(100.0),
-            seed: 3,
-            threads: 2,
-            ..TrainConfig::default()
-        };
+        let cfg = fit_scores(false);
         let (trained, _, _) = train_net(BoardSize::S8, &train, &patterns, None, &cfg, &mut |_| {});
-        let (mut off_before, mut off_after) = (0.0, 0.0);
-        for r in &test {
-            let pos = r.position();
-            let want = f64::from(r.score);
-            off_before += (f64::from(learned_score(&patterns, &pos)) - want).abs();
-            off_after += (f64::from(learned_score(&trained, &pos)) - want).abs();
-        }
-        let n = test.len() as f64;
-        let (before, after) = (off_before / n, off_after / n);
+        let (before, after) = (mean_off(&patterns, &test), mean_off(&trained, &test));
         assert!(before > 40.0, "the network matters: {before}");
         assert!(after < before * 0.5, "{before} -> {after}");
     }

@@ -940,14 +940,15 @@ mod tests {
             LearnedWeights::from_bytes(&corrupt),
             Err(WeightsError::Checksum { .. })
         ));
-        // Rewrites the network section and the checksum, as a damaged writer would.
-        let with_net = |edit: &dyn Fn(&mut Vec<u8>)| {
-            let mut b = bytes.clone();
+        // Rewrites the file and the checksum, as a damaged writer would.
+        let damaged = |file: &[u8], edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut b = file.to_vec();
             edit(&mut b);
             let sum = fnv1a(&b[HEADER_LEN..]);
             b[16..24].copy_from_slice(&sum.to_le_bytes());
             LearnedWeights::from_bytes(&b).unwrap_err().to_string()
         };
+        let with_net = |edit: &dyn Fn(&mut Vec<u8>)| damaged(&bytes, edit);
         let net_at = bytes.len() - (4 + 2 * (inputs * HIDDEN + 3 * HIDDEN) + 4);
         let e = with_net(&|b| b[net_at..net_at + 2].copy_from_slice(&7u16.to_le_bytes()));
         assert!(e.contains("network of 7 inputs"), "{e}");
@@ -967,13 +968,7 @@ mod tests {
         assert_eq!(pbytes.len(), bytes.len() + 2 * 2 * HIDDEN + 4);
         assert_eq!(LearnedWeights::from_bytes(&pbytes), Ok(phased.clone()));
         assert_ne!(phased, w, "the endgame layer is kept");
-        let rewrite = |edit: &dyn Fn(&mut Vec<u8>)| {
-            let mut b = pbytes.clone();
-            edit(&mut b);
-            let sum = fnv1a(&b[HEADER_LEN..]);
-            b[16..24].copy_from_slice(&sum.to_le_bytes());
-            LearnedWeights::from_bytes(&b).unwrap_err().to_string()
-        };
+        let rewrite = |edit: &dyn Fn(&mut Vec<u8>)| damaged(&pbytes, edit);
         let e = rewrite(&|b| b.truncate(b.len() - 4));
         assert!(e.contains("network section"), "{e}");
         let e = rewrite(&|b| b[4..6].copy_from_slice(&VERSION_NET.to_le_bytes()));

@@ -94,15 +94,20 @@ impl FloatNet {
     /// beyond what training gives).
     pub fn quantize(&self) -> Net {
         let mut b = [0i16; HIDDEN];
-        let mut v = [0i16; 2 * HIDDEN];
         let (b_max, w_max) = bounds(self.inputs);
         let (b_max, w_max) = (f32::from(b_max), f32::from(w_max));
         for (o, &x) in b.iter_mut().zip(&self.b) {
             *o = q16((x * QA as f32).clamp(-b_max, b_max));
         }
-        for (o, &x) in v.iter_mut().zip(&self.v) {
-            *o = q16(x * QV as f32);
-        }
+        // An output layer (the opening's, or a phased network's endgame one).
+        let layer = |v: &[f32], c: f32| {
+            let mut out = [0i16; 2 * HIDDEN];
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = q16(x * QV as f32);
+            }
+            (out, (c * QV as f32).round() as i32)
+        };
+        let (v, c) = layer(&self.v, self.c);
         Net {
             inputs: self.inputs,
             w: self
@@ -112,14 +117,8 @@ impl FloatNet {
                 .collect(),
             b,
             v,
-            c: (self.c * QV as f32).round() as i32,
-            end: self.end.as_ref().map(|(ve, ce)| {
-                let mut out = [0i16; 2 * HIDDEN];
-                for (o, &x) in out.iter_mut().zip(ve) {
-                    *o = q16(x * QV as f32);
-                }
-                (out, (ce * QV as f32).round() as i32)
-            }),
+            c,
+            end: self.end.as_ref().map(|(ve, ce)| layer(ve, *ce)),
         }
     }
 }
@@ -127,18 +126,20 @@ impl FloatNet {
 impl Net {
     /// The float form (to train on from these weights).
     pub fn to_float(&self) -> FloatNet {
+        let layer = |v: &[i16], c: i32| {
+            (
+                v.iter().map(|&x| f32::from(x) / QV as f32).collect(),
+                c as f32 / QV as f32,
+            )
+        };
+        let (v, c) = layer(&self.v, self.c);
         FloatNet {
             inputs: self.inputs,
             w: self.w.iter().map(|&x| f32::from(x) / QA as f32).collect(),
             b: self.b.iter().map(|&x| f32::from(x) / QA as f32).collect(),
-            v: self.v.iter().map(|&x| f32::from(x) / QV as f32).collect(),
-            c: self.c as f32 / QV as f32,
-            end: self.end.as_ref().map(|(ve, ce)| {
-                (
-                    ve.iter().map(|&x| f32::from(x) / QV as f32).collect(),
-                    *ce as f32 / QV as f32,
-                )
-            }),
+            v,
+            c,
+            end: self.end.as_ref().map(|(ve, ce)| layer(ve, *ce)),
         }
     }
 
