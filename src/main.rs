@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Command::Egdb(args) => cli::egdb::run(&args),
         Command::Book(args) => cli::book::run(&args),
         Command::Selfplay(args) => cli::selfplay::run_selfplay(&args),
+        Command::Relabel(args) => cli::relabel::run_relabel(&args),
         Command::Train(args) => cli::train::run(&args),
         Command::Hub(args) => cli::hub::run(&args),
         Command::Render(args) => cli::render::run(&args),

@@ -12,6 +12,7 @@ pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod play;
+pub mod relabel;
 pub mod render;
 pub mod replay;
 pub mod search;
@@ -54,6 +55,8 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// The engine plays itself and writes training data for the learned evaluation.
     Selfplay(selfplay::SelfPlayArgs),
+    /// Search chosen positions of self-play data again, far deeper, for better training scores.
+    Relabel(relabel::RelabelArgs),
     /// Fit the learned evaluation's weights to self-play data.
     Train(train::TrainArgs),
     /// Endgame databases: build, probe, info.

@@ -229,6 +229,7 @@ pub struct Writer {
     path: String,
     size: BoardSize,
     written: u64,
+    existing: u64,
 }
 
 impl Writer {
@@ -247,6 +248,7 @@ impl Writer {
             .open(path)
             .map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
+        let mut existing = 0;
         if len == 0 {
             file.write_all(&header(size)).map_err(io)?;
         } else {
@@ -265,12 +267,14 @@ impl Writer {
             if whole != len {
                 file.set_len(whole).map_err(io)?;
             }
+            existing = (whole - HEADER_LEN as u64) / rec;
         }
         Ok(Writer {
             file,
             path: name,
             size,
             written: 0,
+            existing,
         })
     }
 
@@ -294,6 +298,11 @@ impl Writer {
     /// Records written by this writer.
     pub fn written(&self) -> u64 {
         self.written
+    }
+
+    /// Complete records the file held when this writer opened it (a run resumes after them).
+    pub fn existing(&self) -> u64 {
+        self.existing
     }
 }
 

@@ -2,9 +2,13 @@
 //!
 //! - [`data`]: the training-data file format (positions, outcomes, search scores);
 //! - [`selfplay`]: the engine against itself from random openings, writing training data;
+//! - [`relabel`]: chosen positions searched again far deeper, for better scores;
+//! - [`parallel`]: numbered work on several threads, results in order;
 //! - [`train`]: fitting the learned evaluation's weights to the data.
 
 pub mod data;
 pub mod net;
+pub mod parallel;
+pub mod relabel;
 pub mod selfplay;
 pub mod train;

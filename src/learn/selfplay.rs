@@ -9,14 +9,13 @@
 use crate::engine::book::Book;
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::learn::data::{DataError, Outcome, Record, Writer};
+use crate::learn::parallel::in_order;
 use crate::rng::Rng;
 use crate::rules::any_size::AnyPosition;
 use crate::rules::game::{Game, Status};
 use crate::rules::geometry::BoardSize;
 use crate::rules::position::Side;
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::channel;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// A self-play run.
@@ -192,50 +191,25 @@ pub fn run(
 ) -> Result<Progress, DataError> {
     let (k, n) = run.shard;
     let mine: Vec<usize> = (0..run.games).filter(|g| g % n.max(1) == k).collect();
-    let next = Arc::new(AtomicUsize::new(0));
-    let (tx, rx) = channel::<GameData>();
     let mut progress = Progress {
         games: 0,
         total: mine.len(),
         records: 0,
     };
-    std::thread::scope(|s| -> Result<(), DataError> {
-        for _ in 0..run.threads.max(1) {
-            let tx = tx.clone();
-            let next = Arc::clone(&next);
-            let mine = &mine;
-            s.spawn(move || {
-                let mut engine = Engine::new(run.engine.clone());
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&g) = mine.get(i) else { break };
-                    if tx.send(play_game(run, &mut engine, g)).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        // Write in game order: hold games that finish early until those before them are in.
-        let mut waiting = BTreeMap::new();
-        let mut order = mine.iter();
-        let mut want = order.next();
-        for data in rx {
-            waiting.insert(data.index, data);
-            while let Some(g) = want {
-                let Some(data) = waiting.remove(g) else { break };
-                out.write(&data.records)?;
-                progress.games += 1;
-                progress.records += data.records.len() as u64;
-                on_progress(&progress);
-                want = order.next();
-            }
-        }
-        Ok(())
-    })?;
+    in_order(
+        mine.len(),
+        run.threads,
+        stop,
+        || Engine::new(run.engine.clone()),
+        |engine, i| play_game(run, engine, mine[i]),
+        &mut |_, data: GameData| {
+            out.write(&data.records)?;
+            progress.games += 1;
+            progress.records += data.records.len() as u64;
+            on_progress(&progress);
+            Ok(())
+        },
+    )?;
     Ok(progress)
 }
 
