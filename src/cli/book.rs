@@ -155,11 +155,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         movetime: a.movetime.map(Duration::from_millis),
         depth: None,
     };
-    let threads = if a.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        a.threads
-    };
+    let threads = super::common::threads_or_cores(Some(a.threads).filter(|&t| t > 0));
     let mut book = if a.out.exists() && !a.fresh {
         let book = Book::load_for(&a.out, size).with_context(|| {
             format!(

@@ -5,14 +5,41 @@ use checkersbot::engine::book::{Book, BookSpec};
 use checkersbot::engine::bounds;
 use checkersbot::engine::egdb::{default_dir, Egdb, EgdbError};
 use checkersbot::engine::eval::LearnedSet;
+use checkersbot::learn::data::{read_all, Record};
 use checkersbot::play::level::{Level, Style};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
+use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use clap::builder::TypedValueParser as _;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+/// Worker threads: `given`, or every core when not given.
+pub fn threads_or_cores(given: Option<usize>) -> usize {
+    given.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Every record of the data files, read in turn; they must all be of one board size.
+pub fn read_data(paths: &[PathBuf]) -> Result<(BoardSize, Vec<Record>)> {
+    let mut records = Vec::new();
+    let mut size: Option<BoardSize> = None;
+    for path in paths {
+        let (s, mut r) = read_all(path)?;
+        if size.is_some_and(|x| x != s) {
+            return Err(anyhow!(
+                "{} holds {s} positions; the other files are {}",
+                path.display(),
+                size.map_or_else(String::new, |x| x.to_string())
+            ));
+        }
+        size = Some(s);
+        records.append(&mut r);
+    }
+    let size = size.ok_or_else(|| anyhow!("no data"))?;
+    Ok((size, records))
+}
 
 /// Where a position comes from: a layout file or a one-line board, plus the side to move.
 #[derive(Args, Debug, Clone)]

@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::EngineConfig;
-use checkersbot::learn::data::{read_all, Writer};
+use checkersbot::learn::data::Writer;
 use checkersbot::learn::relabel::{run, Relabel};
 use clap::Args;
 use std::path::PathBuf;
@@ -49,28 +49,13 @@ pub fn run_relabel(args: &RelabelArgs) -> Result<()> {
     if args.nodes == 0 || args.every == 0 {
         return Err(anyhow!("--nodes and --every take a number above 0"));
     }
-    let mut size = None;
-    let mut records = Vec::new();
-    for path in &args.data {
-        let (s, mut r) = read_all(path)?;
-        if size.is_some_and(|first| first != s) {
-            return Err(anyhow!(
-                "{} holds {s} positions, the files before it another size",
-                path.display()
-            ));
-        }
-        size = Some(s);
-        records.append(&mut r);
-    }
-    let size = size.ok_or_else(|| anyhow!("no data files"))?;
+    let (size, records) = super::common::read_data(&args.data)?;
     let cfg = Relabel {
         nodes: args.nodes,
         before_ply: args.before_ply,
         every: args.every,
         seed: args.seed,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: super::common::threads_or_cores(args.threads),
         engine: EngineConfig {
             hash_mb: args.hash.max(1),
             learned: super::common::load_eval(&args.eval)?,

@@ -82,9 +82,7 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
 pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
     let size = BoardSize::from_n(args.size)
         .ok_or_else(|| anyhow!("--size {} is not one of 4, 6, 8, 10, 12", args.size))?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::common::threads_or_cores(args.threads);
     if let Some(m) = args.adjudicate.filter(|&m| m <= 0) {
         return Err(anyhow!(
             "--adjudicate takes a margin in hundredths of a man above 0, e.g. 300; got {m}"

@@ -2,7 +2,6 @@
 
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::eval::{regions, LearnedWeights, Tiling};
-use checkersbot::learn::data::read_all;
 use checkersbot::learn::net::train_net;
 use checkersbot::learn::train::{train, EpochReport, TrainConfig};
 use clap::Args;
@@ -86,21 +85,7 @@ fn parse_tiling(s: &str) -> Result<Tiling, String> {
 /// Runs `train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
-    let mut records = Vec::new();
-    let mut size: Option<checkersbot::rules::geometry::BoardSize> = None;
-    for path in &args.data {
-        let (s, mut r) = read_all(path)?;
-        if size.is_some_and(|x| x != s) {
-            return Err(anyhow!(
-                "{} holds {s} positions; the other files are {}",
-                path.display(),
-                size.map_or_else(String::new, |x| x.to_string())
-            ));
-        }
-        size = Some(s);
-        records.append(&mut r);
-    }
-    let size = size.ok_or_else(|| anyhow!("no data"))?;
+    let (size, records) = super::common::read_data(&args.data)?;
     if records.is_empty() {
         return Err(anyhow!("the data files hold no positions"));
     }
@@ -132,9 +117,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         valid: args.valid,
         k: args.k,
         seed: args.seed,
-        threads: args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: super::common::threads_or_cores(args.threads),
         phased: args.phased,
     };
     println!(

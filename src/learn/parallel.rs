@@ -112,19 +112,14 @@ mod tests {
     fn a_stop_ends_the_run_with_a_gapless_prefix() {
         let stop = AtomicBool::new(false);
         let mut seen = Vec::new();
-        in_order(100_000, 2, &stop, || (), |_, i| i, &mut |i,
-                                                           _|
-         -> Result<
-            (),
-            (),
-        > {
+        let mut sink = |i: usize, _: usize| -> Result<(), ()> {
             seen.push(i);
             if i == 10 {
                 stop.store(true, Ordering::Relaxed);
             }
             Ok(())
-        })
-        .unwrap();
+        };
+        in_order(100_000, 2, &stop, || (), |_, i| i, &mut sink).unwrap();
         assert!(seen.len() < 100_000, "stopped early");
         assert!(seen.iter().enumerate().all(|(k, &i)| k == i), "no gaps");
     }
