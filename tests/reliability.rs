@@ -209,7 +209,7 @@ fn twenty_thousand_pings_read_only_after_a_pause_all_get_their_pong() {
 /// asked to.
 struct Pty {
     master: serialport::TTYPort,
-    _slave: serialport::TTYPort,
+    _slave: std::os::fd::OwnedFd,
     path: String,
 }
 

@@ -141,7 +141,7 @@ fn end_of_input_and_sigterm_end_the_daemon_cleanly() {
 /// A pseudo-terminal pair whose slave the daemon opens by path.
 struct Pty {
     master: serialport::TTYPort,
-    _slave: serialport::TTYPort,
+    _slave: std::os::fd::OwnedFd,
     path: String,
     lines: Receiver<String>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,

@@ -154,19 +154,58 @@ pub fn limit_address_space(cmd: &mut Process, bytes: u64) {
     }
 }
 
-/// A pseudo-terminal pair (master, slave, the slave's path), closed on exec so that the daemon (a
-/// child) does not inherit it: the terminal must really go away when a test drops it.
-pub fn pty_pair() -> (serialport::TTYPort, serialport::TTYPort, String) {
-    use std::os::unix::io::AsRawFd;
-    let (master, slave) = serialport::TTYPort::pair().expect("a pty pair");
-    for fd in [master.as_raw_fd(), slave.as_raw_fd()] {
-        // SAFETY: fcntl on descriptors we own.
-        unsafe {
-            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-        }
+/// A pseudo-terminal pair (master, slave, the slave's path), both opened close-on-exec so that no
+/// daemon inherits either end: the terminal must really go away when a test drops it. The flag is
+/// given at `open`, not set afterwards: the tests of one binary run on several threads, and a
+/// daemon another test spawns between an `open` and a later `fcntl` would keep this terminal's
+/// master open, so that dropping it would not hang up the device (a move sent while "the cable
+/// is pulled" then went to the old terminal and never arrived).
+pub fn pty_pair() -> (serialport::TTYPort, std::os::fd::OwnedFd, String) {
+    use std::ffi::CStr;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: plain libc calls on descriptors opened here; each is owned (and so closed) as soon
+    // as it exists, and `name` is a NUL-terminated buffer that ptsname_r fills.
+    unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
+        assert!(
+            master >= 0,
+            "posix_openpt: {}",
+            std::io::Error::last_os_error()
+        );
+        let master_fd = OwnedFd::from_raw_fd(master);
+        assert_eq!(libc::grantpt(master), 0, "grantpt");
+        assert_eq!(libc::unlockpt(master), 0, "unlockpt");
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(
+            libc::ptsname_r(master, name.as_mut_ptr(), name.len()),
+            0,
+            "ptsname_r"
+        );
+        let path_c = CStr::from_ptr(name.as_ptr());
+        let slave = libc::open(
+            path_c.as_ptr(),
+            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
+        );
+        assert!(
+            slave >= 0,
+            "open the slave: {}",
+            std::io::Error::last_os_error()
+        );
+        let slave_fd = OwnedFd::from_raw_fd(slave);
+        // Raw from the start, as a serial line is: no echo, no line editing.
+        let mut termios = std::mem::zeroed::<libc::termios>();
+        assert_eq!(libc::tcgetattr(slave, &mut termios), 0, "tcgetattr");
+        libc::cfmakeraw(&mut termios);
+        assert_eq!(
+            libc::tcsetattr(slave, libc::TCSANOW, &termios),
+            0,
+            "tcsetattr"
+        );
+        let path = path_c.to_string_lossy().into_owned();
+        let master =
+            serialport::TTYPort::from_raw_fd(std::os::fd::IntoRawFd::into_raw_fd(master_fd));
+        (master, slave_fd, path)
     }
-    let path = serialport::SerialPort::name(&slave).expect("slave name");
-    (master, slave, path)
 }
 
 /// A symbolic link named `tty` in a fresh directory of this test run (`tag` names it) pointing at
