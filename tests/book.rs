@@ -3,6 +3,8 @@
 //! from it only on its board size, seeded variety, and the `search`, `book` and daemon commands.
 //! Books are built here with tiny node budgets.
 
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd};
 use checkersbot::engine::book::{
     canonical, fnv1a, Book, BookError, BookSpec, BuildInfo, HEADER_LEN, MAGIC,
@@ -10,8 +12,6 @@ use checkersbot::engine::book::{
 use checkersbot::engine::{Engine, EngineConfig, Limits, StopReason};
 use checkersbot::play::level::{choose_move, Level};
 use checkersbot::rng::Rng;
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::transport::MemorySink;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;

@@ -3,7 +3,7 @@
 //! another `checkersbot hub` (so the Hub engine plays both colours); pydraughts checks every move
 //! with its own rules (`tests/hub/hub_games.py`). Skipped with a note where Python or pydraughts is
 //! missing, except in CI (`CI` set), which installs it. The Hub lines themselves are unit-tested in
-//! `src/robot/hub.rs`.
+//! `src/hosts/hub.rs`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -251,8 +251,8 @@ fn built_in_weights_are_the_shipped_files() {
 /// and a damaged one are refused with a reason, and the evaluation stays as it was.
 #[test]
 fn the_daemon_sets_the_built_in_weights_and_refuses_bad_files() {
-    use checkersbot::robot::daemon::{replay, Settings};
-    use checkersbot::robot::transport::MemorySink;
+    use checkersbot::daemon::transport::MemorySink;
+    use checkersbot::daemon::{replay, Settings};
     let dir = std::env::temp_dir().join(format!("cb-eval-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let damaged = dir.join("damaged.cbev");

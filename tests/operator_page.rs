@@ -8,7 +8,7 @@
 
 mod common;
 
-use checkersbot::robot::status::StatusReport;
+use checkersbot::daemon::status::StatusReport;
 use common::{line_channel, BIN, NO_CACHE, WAIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -273,7 +273,7 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
     // Connections beyond the cap are refused (503) while the daemon goes on playing; once they
     // close, the page answers again. (The event streams left above may still hold a slot each
     // until their next write fails: at least the 4 over the cap are refused.)
-    let cap = checkersbot::robot::http::MAX_CONNECTIONS;
+    let cap = checkersbot::operator::http::MAX_CONNECTIONS;
     let mut crowd: Vec<TcpStream> = (0..cap + 4)
         .map(|_| TcpStream::connect(page).expect("connect"))
         .collect();
@@ -345,7 +345,7 @@ fn status_json_says_what_the_status_request_says_through_a_session() {
         assert_eq!(field("expect"), report.expect, "{what}");
         assert_eq!(field("seen"), report.seen, "{what}");
         assert_eq!(field("plies"), Some(report.plies.to_string()), "{what}");
-        let result = checkersbot::robot::status::result_word(report.result);
+        let result = checkersbot::daemon::status::result_word(report.result);
         assert_eq!(field("result").unwrap_or("none".into()), result, "{what}");
         assert_eq!(
             field("clock"),

@@ -2,10 +2,10 @@
 //! (from `engine::bounds`) or the same choices; every `serve` flag that sets a daemon setting is an
 //! option; and the daemon's `options` reply is that list.
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::options::specs;
-use checkersbot::robot::protocol::{OptionLine, OptionType, Reply};
-use checkersbot::robot::transport::MemorySink;
+use checkersbot::daemon::options::specs;
+use checkersbot::daemon::protocol::{OptionLine, OptionType, Reply};
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::Duration;

@@ -2,9 +2,9 @@
 //! degrees, mirrored or flipped is answered with an error that names the turn and its fix, and the
 //! game is left as it was (the corrected board is then played as usual).
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::orientation::{reorient, Turn};
-use checkersbot::robot::transport::MemorySink;
+use checkersbot::camera::orientation::{reorient, Turn};
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::initial_grid;
 use checkersbot::rules::geometry::BoardSize;
@@ -15,7 +15,7 @@ fn replies(input: &str) -> Vec<String> {
     let sink = MemorySink::default();
     let settings = Settings {
         depth: Some(2),
-        info: checkersbot::robot::protocol::InfoMode::Off,
+        info: checkersbot::daemon::protocol::InfoMode::Off,
         ..Settings::deterministic()
     };
     let text = format!("{input}\nquit\n");

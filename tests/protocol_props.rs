@@ -1,9 +1,9 @@
 //! Properties of the protocol layer: printing then parsing gives the value back, and no input
 //! makes a parser panic.
 
+use checkersbot::camera::tracking::camera_grid;
+use checkersbot::daemon::protocol::{Command, InfoMode, Layout, Reply, SetOption, Setup};
 use checkersbot::engine::clock::TimeControl;
-use checkersbot::robot::protocol::{Command, InfoMode, Layout, Reply, SetOption, Setup};
-use checkersbot::robot::tracking::camera_grid;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::fen::{parse_fen, to_fen};
 use checkersbot::rules::geometry::BoardSize;

@@ -2,8 +2,8 @@
 //! `newgame`, `position` or the end of the session, is written to the directory: PDN on 8x8 (read
 //! back by `rules::pdn::read_game` and, where installed, by pydraughts), a path list on other sizes.
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::transport::MemorySink;
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::pdn::read_game;

@@ -7,9 +7,9 @@
 //! Timing assertions are one-sided and generous (a load on the machine can only make the daemon
 //! slower, and the bounds allow for it), so that they do not fail on a busy machine.
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::protocol::{InfoLine, InfoMode, Reply};
-use checkersbot::robot::transport::MemorySink;
+use checkersbot::daemon::protocol::{InfoLine, InfoMode, Reply};
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
@@ -436,7 +436,7 @@ proptest! {
         let out = sink.0.lock().unwrap().clone();
         for l in &out {
             prop_assert!(l.bytes().all(|b| (0x20..=0x7e).contains(&b)), "{:?}", l);
-            prop_assert!(l.len() <= checkersbot::robot::protocol::MAX_LINE);
+            prop_assert!(l.len() <= checkersbot::daemon::protocol::MAX_LINE);
         }
     }
 }

@@ -7,8 +7,8 @@
 
 mod common;
 
+use checkersbot::daemon::protocol::Reply;
 use checkersbot::engine::{Engine, EngineConfig, Limits};
-use checkersbot::robot::protocol::Reply;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::game::{Game, Status};
 use checkersbot::rules::geometry::BoardSize;

@@ -2,9 +2,9 @@
 //! pair, with deadlines, answers while searching, clean exits, a serial device that disappears
 //! and comes back, and thousands of malformed lines.
 
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::protocol::{Command, Reply, MAX_LINE};
-use checkersbot::robot::transport::MemorySink;
+use checkersbot::daemon::protocol::{Command, Reply, MAX_LINE};
+use checkersbot::daemon::transport::MemorySink;
+use checkersbot::daemon::{replay, Settings};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::{initial_grid, Grid};
 use checkersbot::rules::geometry::BoardSize;

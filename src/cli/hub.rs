@@ -1,7 +1,7 @@
 //! `checkersbot hub`: the engine behind the Hub protocol (Scan's), so that draughts tools that drive
 //! Hub engines (pydraughts' `HubEngine` and what is built on it) can play it, either colour, on
 //! American checkers 8x8. Positions and moves are read and written by
-//! [`checkersbot::robot::hub`]; this module is the loop: a reader thread hands lines over a channel,
+//! [`checkersbot::hosts::hub`]; this module is the loop: a reader thread hands lines over a channel,
 //! searches run on their own thread with a stop flag, and `stop`, `ping`, `ponder-hit` and `quit`
 //! are answered while one runs.
 
@@ -9,7 +9,7 @@ use super::common::EngineArgs;
 use anyhow::Result;
 use checkersbot::engine::clock::TimeControl;
 use checkersbot::engine::{Engine, Info, Limits, SearchResult};
-use checkersbot::robot::hub::{self, HubLine, Level};
+use checkersbot::hosts::hub::{self, HubLine, Level};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::game::Game;
 use checkersbot::rules::geometry::BoardSize;

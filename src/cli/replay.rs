@@ -3,8 +3,8 @@
 
 use super::serve::DaemonArgs;
 use anyhow::{anyhow, Context, Result};
-use checkersbot::robot::daemon::{replay, Settings};
-use checkersbot::robot::transport::WriterSink;
+use checkersbot::daemon::transport::WriterSink;
+use checkersbot::daemon::{replay, Settings};
 use clap::Args;
 use std::path::PathBuf;
 

@@ -3,16 +3,16 @@
 
 use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
 use anyhow::{anyhow, Context, Result};
+use checkersbot::camera::tracking::AutoNewGame;
+use checkersbot::daemon::network::{self, TcpSink};
+use checkersbot::daemon::outbox::FlowControl;
+use checkersbot::daemon::protocol::{parse_size, SetOption};
+use checkersbot::daemon::snapshot::Feed;
+use checkersbot::daemon::transport::{self, SerialConfig, SerialSink, WriterSink};
+use checkersbot::daemon::{Daemon, Event, Settings};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
+use checkersbot::operator::http;
 use checkersbot::play::level::{Level, Style};
-use checkersbot::robot::daemon::{Daemon, Event, Settings};
-use checkersbot::robot::http;
-use checkersbot::robot::network::{self, TcpSink};
-use checkersbot::robot::outbox::FlowControl;
-use checkersbot::robot::protocol::{parse_size, SetOption};
-use checkersbot::robot::snapshot::Feed;
-use checkersbot::robot::tracking::AutoNewGame;
-use checkersbot::robot::transport::{self, SerialConfig, SerialSink, WriterSink};
 use checkersbot::rules::board::{initial_grid, Grid};
 use clap::Args;
 use std::sync::mpsc::{channel, Sender};
@@ -326,7 +326,7 @@ where
 /// the serial port crate, so no new crate is needed).
 #[cfg(unix)]
 mod signals {
-    use checkersbot::robot::daemon::Event;
+    use checkersbot::daemon::Event;
     use std::sync::mpsc::Sender;
 
     /// A signal set that can be moved to the waiting thread.
@@ -371,7 +371,7 @@ mod signals {
 
 #[cfg(not(unix))]
 mod signals {
-    use checkersbot::robot::daemon::Event;
+    use checkersbot::daemon::Event;
     use std::sync::mpsc::Sender;
 
     pub struct Set;

@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use checkersbot::robot::transport::LineReader;
+use checkersbot::daemon::transport::LineReader;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
@@ -286,8 +286,8 @@ pub fn peak_rss_under_flood(
 /// Replays `input` through the daemon in deterministic mode (`replay`'s settings: depth 6, one
 /// thread, no timings) as a transcript: each input line as `> LINE`, each reply as `< REPLY`.
 pub fn replay_transcript(input: Vec<u8>) -> Vec<String> {
-    use checkersbot::robot::daemon::{replay, Settings};
-    use checkersbot::robot::transport::MemorySink;
+    use checkersbot::daemon::transport::MemorySink;
+    use checkersbot::daemon::{replay, Settings};
     let sink = MemorySink::default();
     let settings = Settings {
         transcript: true,

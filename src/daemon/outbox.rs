@@ -5,7 +5,7 @@
 //! - A line whose write fails (the device is away, the write timed out because nobody reads) stays
 //!   at the head of the queue and is tried again: at once after a time-out (the write itself
 //!   waited), every [`RETRY`] otherwise. A serial sink resumes a line cut short where it stopped,
-//!   or writes it whole again on a new device (see [`crate::robot::transport::SerialSink`]).
+//!   or writes it whole again on a new device (see [`crate::daemon::transport::SerialSink`]).
 //! - Final replies are never dropped. `info` lines are: when more than [`MAX_WAITING_INFO`] wait,
 //!   the oldest waiting one goes (counted and logged).
 //! - Memory stays bounded by flow control ([`FlowControl::wait_for_room`], called by the reader
@@ -15,13 +15,13 @@
 //!   [`LINE_OVERHEAD`] bytes of bookkeeping per line) wait on a link that is up but not read. The
 //!   peer's writes then block in turn. While the link is down the byte limit does not hold the
 //!   reader, so that it can see the device go and come back.
-//! - A line answers a connection (`session`, see [`crate::robot::transport::Input::Connected`])
+//! - A line answers a connection (`session`, see [`crate::daemon::transport::Input::Connected`])
 //!   or any link (`None`): a line whose connection has been replaced is dropped, never written to
 //!   the next one (the daemon keeps the last final reply for `repeat`).
 //! - A closed output (a pipe whose reader has gone: `BrokenPipe`) cannot come back: the queue is
 //!   dropped and the daemon is told, so that it exits.
 
-use crate::robot::transport::{LineSink, Sent};
+use crate::daemon::transport::{LineSink, Sent};
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -320,7 +320,7 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn F
                         tracing::info!(
                             "'{}' answered a connection that has gone: not written to the next \
                              ({} such lines so far; `repeat` gives the last final reply)",
-                            crate::robot::protocol::printable(&text),
+                            crate::daemon::protocol::printable(&text),
                             q.stale
                         );
                     }
@@ -359,7 +359,7 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn F
                 if !q.failing {
                     tracing::warn!(
                         "cannot write '{}' now ({e}); kept with {} other replies, written when the output is back",
-                        crate::robot::protocol::printable(&text),
+                        crate::daemon::protocol::printable(&text),
                         q.lines.len() - 1
                     );
                 }

@@ -11,7 +11,7 @@
 //! bot's moves and turns what it answers into protocol replies.
 //!
 //! ```
-//! use checkersbot::robot::tracking::{Next, Observation, Tracker, Reading};
+//! use checkersbot::camera::tracking::{Next, Observation, Tracker, Reading};
 //! use checkersbot::rules::board::{initial_grid, Grid};
 //! use checkersbot::rules::geometry::BoardSize;
 //! use checkersbot::rules::position::Side;
@@ -24,8 +24,8 @@
 //! assert!(matches!(seen, Observation::OpponentMoved(_, Next::BotToMove)));
 //! ```
 
-use crate::robot::diagnosis::{diagnose, differing, in_progress, on_the_way};
-pub use crate::robot::diagnosis::{Diagnosis, Stage};
+use crate::camera::diagnosis::{diagnose, differing, in_progress, on_the_way};
+pub use crate::camera::diagnosis::{Diagnosis, Stage};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::{BoardError, Grid};
 use crate::rules::game::{Game, Status};
@@ -662,7 +662,7 @@ fn infer(from: &AnyPosition, board: &Grid, colour_only: bool) -> Option<MoveInfo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robot::diagnosis::StepFault;
+    use crate::camera::diagnosis::StepFault;
     use crate::rules::board::initial_grid;
 
     fn grid(rows: &str) -> Grid {

@@ -17,6 +17,21 @@
 //! searches the position the person faces until their board arrives (a job of its own, stopped
 //! through a flag of its own, with no reports), so that the next search finds the table warm.
 
+use crate::camera::orientation::{self, Hint};
+use crate::camera::tracking::{
+    camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
+    Tracker,
+};
+use crate::daemon::files::{check_record_dir, read_regular, write_atomically};
+use crate::daemon::options;
+use crate::daemon::outbox::{FlowControl, Outbox};
+use crate::daemon::protocol::{
+    Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
+    Setup,
+};
+use crate::daemon::snapshot::{Feed, SearchView, Snapshot};
+use crate::daemon::status::{self, Observed};
+use crate::daemon::transport::{FrameError, Input, LineSink};
 use crate::engine::book::{Book, BookSpec};
 use crate::engine::clock::TimeControl;
 use crate::engine::egdb::probe::DEFAULT_CACHE_MB;
@@ -26,21 +41,6 @@ use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig, Info, Limits, SearchResult};
 use crate::play::level::{choose_move, Level, Misstep, Style};
 use crate::rng::Rng;
-use crate::robot::files::{check_record_dir, read_regular, write_atomically};
-use crate::robot::options;
-use crate::robot::orientation::{self, Hint};
-use crate::robot::outbox::{FlowControl, Outbox};
-use crate::robot::protocol::{
-    Command, ErrorCode, InfoLine, InfoMode, Layout, ProtocolError, Reply, SearchInfo, SetOption,
-    Setup,
-};
-use crate::robot::snapshot::{Feed, SearchView, Snapshot};
-use crate::robot::status::{self, Observed};
-use crate::robot::tracking::{
-    camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
-    Tracker,
-};
-use crate::robot::transport::{FrameError, Input, LineSink};
 use crate::rules::any_size::AnyPosition;
 use crate::rules::board::{initial_grid, Grid};
 use crate::rules::fen::parse_fen;
@@ -481,7 +481,7 @@ impl Daemon {
         })
     }
 
-    /// The writer's flow control, for the reader (see [`crate::robot::outbox`]).
+    /// The writer's flow control, for the reader (see [`crate::daemon::outbox`]).
     pub fn flow_control(&self) -> FlowControl {
         self.out.flow_control()
     }
@@ -526,7 +526,7 @@ impl Daemon {
     }
 
     /// Handles an event and tells the outbox how many requests are answered (flow control: see
-    /// [`crate::robot::outbox`]). A request that starts a job counts as unanswered until the
+    /// [`crate::daemon::outbox`]). A request that starts a job counts as unanswered until the
     /// job's reply is queued; the replies that wait for a job (`stop`, `ping TOKEN`, `quit`) are
     /// few ([`MAX_WAITING_FOR_JOB`]) and queued with it, so they do not hold the reader.
     fn handle(&mut self, event: Event) {
@@ -991,7 +991,7 @@ impl Daemon {
     /// `set eval PATH` (`eval`) or `set egdb DIR`: loaded on a thread of its own, so that the
     /// daemon answers `ping`, `stop` and signals meanwhile; the reply comes with
     /// [`Event::Loaded`]. A weights file is read only if it is a regular file of at most
-    /// [`MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::robot::files`]).
+    /// [`MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::daemon::files`]).
     fn start_load(&mut self, spec: String, eval: bool) {
         if !self.settings.paths_allowed {
             return self.paths_refused(if eval { "eval" } else { "egdb" });
@@ -1952,7 +1952,7 @@ pub fn replay<R: std::io::Read + Send + 'static>(
     let (ack_tx, ack_rx) = channel();
     let daemon = Daemon::new(settings, out, tx.clone())?.with_ack(ack_tx);
     std::thread::spawn(move || {
-        let mut reader = crate::robot::transport::LineReader::new(input);
+        let mut reader = crate::daemon::transport::LineReader::new(input);
         let mut deliver =
             |input: Input| tx.send(Event::Input(input)).is_ok() && ack_rx.recv().is_ok();
         if let Err(e) = reader.pump(&mut deliver) {

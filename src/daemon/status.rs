@@ -8,7 +8,7 @@
 //! `none`. Readers ignore keys they do not know, so keys can be added.
 //!
 //! ```
-//! use checkersbot::robot::status::{GameState, StatusReport};
+//! use checkersbot::daemon::status::{GameState, StatusReport};
 //!
 //! let line = "status state person size 4 side p position ___b/b___/____/p_p_ expect none \
 //!             seen ___b/b___/____/p_p_ plies 1 result ongoing clock off left none level hard \
@@ -19,11 +19,11 @@
 //! assert_eq!(report.to_string(), line);
 //! ```
 
+use crate::camera::tracking::{camera_grid, Tracker};
+use crate::daemon::protocol::printable;
+use crate::daemon::Settings;
 use crate::engine::clock::TimeControl;
 use crate::play::level::{Level, Style};
-use crate::robot::daemon::Settings;
-use crate::robot::protocol::printable;
-use crate::robot::tracking::{camera_grid, Tracker};
 use crate::rules::game::Status;
 use crate::rules::geometry::BoardSize;
 use crate::rules::position::Side;

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `/` | the page (HTML with its style, script and SVG boards inline: nothing is fetched from elsewhere) |
 //! | `/events` | server-sent events (`text/event-stream`): an `update` event with the page's live part at once and after changes (at most four a second), a comment line every 15 s while nothing changes |
-//! | `/status.json` | the data of the page as JSON ([`crate::robot::operator::status_json`]) |
+//! | `/status.json` | the data of the page as JSON ([`crate::operator::page::status_json`]) |
 //! | `/game.pdn` | the game so far as PDN (8x8 games; 404 on other sizes) |
 //!
 //! Any other path is `404`; any method but GET is `405`; a request that is not HTTP is `400`; a
@@ -22,10 +22,10 @@
 //! an error ends that connection's thread only.
 //!
 //! The daemon never waits for the server: it publishes snapshots to the feed and goes on (see
-//! [`crate::robot::snapshot`]). The page and the JSON are made on the connection's thread.
+//! [`crate::daemon::snapshot`]). The page and the JSON are made on the connection's thread.
 
-use crate::robot::operator;
-use crate::robot::snapshot::{Feed, Snapshot};
+use crate::daemon::snapshot::{Feed, Snapshot};
+use crate::operator::page;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -81,7 +81,7 @@ pub enum BadRequest {
 /// the path. Headers are not needed and not kept, but each must be a `Name: value` line.
 ///
 /// ```
-/// use checkersbot::robot::http::{parse_head, BadRequest};
+/// use checkersbot::operator::http::{parse_head, BadRequest};
 /// let r = parse_head(b"GET /status.json?x=1 HTTP/1.1\r\nHost: robot\r\n\r\n").unwrap();
 /// assert_eq!((r.method.as_str(), r.path.as_str()), ("GET", "/status.json"));
 /// assert_eq!(parse_head(b"hello\r\n\r\n"), Err(BadRequest::Malformed));
@@ -235,16 +235,16 @@ fn serve_connection(mut stream: TcpStream, feed: &Feed) -> io::Result<()> {
             "200 OK",
             "text/html; charset=utf-8",
             PAGE_POLICY,
-            operator::page(&snap, version).as_bytes(),
+            page::page(&snap, version).as_bytes(),
         )?,
         "/status.json" => respond(
             &mut stream,
             "200 OK",
             "application/json",
             "",
-            operator::status_json(&snap, version).as_bytes(),
+            page::status_json(&snap, version).as_bytes(),
         )?,
-        "/game.pdn" => match operator::game_record(&snap) {
+        "/game.pdn" => match page::game_record(&snap) {
             Some(pdn) => respond(
                 &mut stream,
                 "200 OK",
@@ -284,7 +284,7 @@ fn linger(mut stream: TcpStream) -> io::Result<()> {
 
 /// One server-sent event: the live part of the page, one `data:` line per line of HTML.
 fn event(version: u64, snap: &Snapshot) -> String {
-    let html = operator::live_html(snap);
+    let html = page::live_html(snap);
     let mut out = String::with_capacity(html.len() + 64 * (html.lines().count() + 1));
     out.push_str("event: update\nid: ");
     out.push_str(&version.to_string());

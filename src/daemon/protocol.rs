@@ -7,7 +7,7 @@
 //! settings (rotation, colour-only) that affect how rows are read.
 //!
 //! ```
-//! use checkersbot::robot::protocol::{Command, Reply};
+//! use checkersbot::daemon::protocol::{Command, Reply};
 //! use checkersbot::rules::position::Side;
 //!
 //! let cmd = Command::parse("board _b_b/____/____/p_p_ b").unwrap().unwrap();
@@ -17,12 +17,12 @@
 //! assert_eq!(reply.to_string(), "move E5 C3 A1 captures D4 B2 crown");
 //! ```
 
+use crate::camera::diagnosis::Stage;
+use crate::camera::tracking::AutoNewGame;
+use crate::daemon::status::StatusReport;
 use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMELEFT_MS};
 use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::play::level::{Level, Style};
-use crate::robot::diagnosis::Stage;
-use crate::robot::status::StatusReport;
-use crate::robot::tracking::AutoNewGame;
 use crate::rules::any_size::MoveInfo;
 use crate::rules::game::Status;
 use crate::rules::geometry::{parse_coord, BoardSize, Coord};
@@ -419,7 +419,7 @@ fn clip(text: &str) -> String {
 /// [`MAX_MESSAGE`] bytes (longer text is cut and ends with `...`).
 ///
 /// ```
-/// use checkersbot::robot::protocol::printable;
+/// use checkersbot::daemon::protocol::printable;
 /// assert_eq!(printable("a\0b\u{1b}[2J \u{e9}"), "a\\x00b\\x1b[2J \\u{e9}");
 /// assert_eq!(printable("plain text"), "plain text");
 /// ```

@@ -16,12 +16,12 @@
 //!   `timeout` of [`TcpOptions`]): keep-alive probes while the connection is idle, and
 //!   `TCP_USER_TIMEOUT` while replies are in flight unacknowledged.
 //! - [`TcpSink`] writes to the current client. While there is none, writes fail with
-//!   `NotConnected`, so the writer ([`crate::robot::outbox`]) keeps the lines until a client
+//!   `NotConnected`, so the writer ([`crate::daemon::outbox`]) keeps the lines until a client
 //!   connects; lines that answer an earlier connection are then dropped ([`Sent::Stale`]). A
 //!   line cut short is finished on the same connection.
 
-use crate::robot::outbox::FlowControl;
-use crate::robot::transport::{Input, LineReader, LineSink, Sent};
+use crate::daemon::outbox::FlowControl;
+use crate::daemon::transport::{Input, LineReader, LineSink, Sent};
 use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! back, or a piece that appeared or vanished away from any move (a misread).
 //!
 //! [`diagnose`] is a pure function of the expected position (the person to move), the game's last
-//! capture and the board; [`crate::robot::tracking`] calls it and the daemon words the result.
+//! capture and the board; [`crate::camera::tracking`] calls it and the daemon words the result.
 
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::Grid;
@@ -107,8 +107,8 @@ pub enum Diagnosis {
         changed: Vec<Coord>,
     },
     /// The board fits the game once turned (the camera's picture is rotated, mirrored or upside
-    /// down): see [`crate::robot::orientation`].
-    Orientation(crate::robot::orientation::Hint),
+    /// down): see [`crate::camera::orientation`].
+    Orientation(crate::camera::orientation::Hint),
     /// Nothing simpler fits.
     Unknown,
 }

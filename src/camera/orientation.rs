@@ -8,13 +8,13 @@
 //! it would be a valid board is named as a question.
 //!
 //! ```
-//! use checkersbot::robot::orientation::{reorient, Turn};
+//! use checkersbot::camera::orientation::{reorient, Turn};
 //! assert_eq!(reorient("_b_b/____/____/p_p_", Turn::Rotated), "_p_p/____/____/b_b_");
 //! assert_eq!(reorient("_b_b/____/____/p_p_", Turn::Mirrored), "b_b_/____/____/_p_p");
 //! assert_eq!(reorient("_b_b/____/____/p_p_", Turn::Flipped), "p_p_/____/____/_b_b");
 //! ```
 
-use crate::robot::tracking::{camera_grid, Observation, Reading, Rejection, Tracker};
+use crate::camera::tracking::{camera_grid, Observation, Reading, Rejection, Tracker};
 use crate::rules::position::Side;
 use std::fmt;
 

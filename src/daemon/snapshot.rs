@@ -4,13 +4,13 @@
 //! change what the page shows (a board, a search iteration, the search's result, a setting) and
 //! hands it to a [`Feed`]: the snapshot is put behind an `Arc` and swapped in under a mutex held
 //! only for the swap, a version counter goes up and a condition variable wakes the waiting
-//! readers. Readers ([`crate::robot::http`]) clone the `Arc` and do all their work (HTML, JSON,
+//! readers. Readers ([`crate::operator::http`]) clone the `Arc` and do all their work (HTML, JSON,
 //! PDN) on their own threads, so that nothing a web client does reaches the daemon or the engine:
 //! the engine thread does not know the feed exists; its progress reaches the daemon as events,
 //! at the end of each iteration, as before.
 //!
 //! ```
-//! use checkersbot::robot::snapshot::{Feed, Snapshot};
+//! use checkersbot::daemon::snapshot::{Feed, Snapshot};
 //! use std::time::Duration;
 //!
 //! let feed = Feed::default();
@@ -21,9 +21,9 @@
 //! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
 //! ```
 
+use crate::daemon::protocol::ScoreText;
+use crate::daemon::status::{GameState, StatusReport};
 use crate::engine::Info;
-use crate::robot::protocol::ScoreText;
-use crate::robot::status::{GameState, StatusReport};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Coord;
 use crate::rules::position::Side;

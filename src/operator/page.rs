@@ -1,6 +1,6 @@
 //! The operator page's content, made from a [`Snapshot`]: the HTML page, the live part of it that
 //! server-sent events replace, `/status.json` and the game record. Pure functions: the web
-//! threads of [`crate::robot::http`] call them, never the daemon.
+//! threads of [`crate::operator::http`] call them, never the daemon.
 //!
 //! Boards are drawn by [`crate::render`] and inlined as SVG. Every board is a
 //! `<figure class="board" id="board-...">` whose picture carries the squares and pieces as data
@@ -8,18 +8,18 @@
 //! test, or a person with the developer tools, can read the page back.
 //!
 //! ```
-//! use checkersbot::robot::operator::{page, status_json};
-//! use checkersbot::robot::snapshot::Snapshot;
+//! use checkersbot::operator::page::{page, status_json};
+//! use checkersbot::daemon::snapshot::Snapshot;
 //!
 //! let snap = Snapshot::default();
 //! assert!(page(&snap, 1).contains(r#"<main id="live""#));
 //! assert!(status_json(&snap, 1).starts_with(r#"{"version":1,"state":"nogame","#));
 //! ```
 
+use crate::daemon::protocol::ScoreText;
+use crate::daemon::snapshot::{SearchView, Snapshot};
+use crate::daemon::status::{result_word, GameState};
 use crate::render::{board_svg, escape, Picture};
-use crate::robot::protocol::ScoreText;
-use crate::robot::snapshot::{SearchView, Snapshot};
-use crate::robot::status::{result_word, GameState};
 use crate::rules::board::Grid;
 use crate::rules::game::Status;
 use crate::rules::geometry::{BoardSize, Coord};
