@@ -8,7 +8,7 @@
 
 mod common;
 
-use checkersbot::daemon::status::StatusReport;
+use checkersbot::daemon::protocol::StatusReport;
 use common::{line_channel, BIN, NO_CACHE, WAIT};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -345,7 +345,7 @@ fn status_json_says_what_the_status_request_says_through_a_session() {
         assert_eq!(field("expect"), report.expect, "{what}");
         assert_eq!(field("seen"), report.seen, "{what}");
         assert_eq!(field("plies"), Some(report.plies.to_string()), "{what}");
-        let result = checkersbot::daemon::status::result_word(report.result);
+        let result = checkersbot::daemon::protocol::result_word(report.result);
         assert_eq!(field("result").unwrap_or("none".into()), result, "{what}");
         assert_eq!(
             field("clock"),

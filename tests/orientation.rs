@@ -2,7 +2,7 @@
 //! degrees, mirrored or flipped is answered with an error that names the turn and its fix, and the
 //! game is left as it was (the corrected board is then played as usual).
 
-use checkersbot::camera::orientation::{reorient, Turn};
+use checkersbot::camera::turn::{reorient, Turn};
 use checkersbot::daemon::transport::MemorySink;
 use checkersbot::daemon::{replay, Settings};
 use checkersbot::rules::any_size::AnyPosition;

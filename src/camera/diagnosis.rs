@@ -108,7 +108,7 @@ pub enum Diagnosis {
     },
     /// The board fits the game once turned (the camera's picture is rotated, mirrored or upside
     /// down): see [`crate::camera::orientation`].
-    Orientation(crate::camera::orientation::Hint),
+    Orientation(crate::camera::turn::Hint),
     /// Nothing simpler fits.
     Unknown,
 }

@@ -2,6 +2,10 @@
 //! `replay`). One event loop owns the game; everything else here is what it owns or speaks.
 //!
 //! - [`event_loop`]: the daemon itself, which wires the camera game, the engine and a transport;
+//!   it hands requests to their family (`game`, `search`, `set`, `control`: one file each) and
+//!   runs the engine on a thread of its own (`engine_thread`);
+//! - [`event`]: what the loop reacts to (input, engine progress, loaded files, signals);
+//! - [`settings`]: the daemon's settings (the `serve` flags, changed by `set`);
 //! - [`protocol`]: the protocol's typed commands and replies, parsed from and printed to text;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`status`]: the `status` line: the tracked game and the settings, as plain data;
@@ -15,17 +19,25 @@
 //! [`crate::camera`]. Nothing below it imports this folder except the operator page
 //! ([`crate::operator`]), which reads the snapshots and the protocol's words.
 
+mod control;
+mod engine_thread;
+pub mod event;
 pub mod event_loop;
 pub mod files;
+mod game;
 pub mod network;
 pub mod options;
 pub mod outbox;
 pub mod protocol;
+mod search;
+mod set;
+pub mod settings;
 pub mod snapshot;
 pub mod status;
 pub mod transport;
 
-pub use event_loop::{
-    replay, Daemon, Event, Loaded, Settings, ANALYSIS_CAP, FLUSH_PATIENCE, MAX_EVAL_FILE,
-    MAX_WAITING_FOR_JOB, MOVE_OVERHEAD,
-};
+pub use event::{Event, Loaded};
+pub use event_loop::{replay, Daemon, FLUSH_PATIENCE, MAX_WAITING_FOR_JOB};
+pub use search::ANALYSIS_CAP;
+pub use set::MAX_EVAL_FILE;
+pub use settings::{Settings, MOVE_OVERHEAD};

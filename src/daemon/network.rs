@@ -20,8 +20,8 @@
 //!   connects; lines that answer an earlier connection are then dropped ([`Sent::Stale`]). A
 //!   line cut short is finished on the same connection.
 
-use crate::daemon::outbox::FlowControl;
-use crate::daemon::transport::{Input, LineReader, LineSink, Sent};
+use super::outbox::FlowControl;
+use super::transport::{Input, LineReader, LineSink, Sent};
 use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};

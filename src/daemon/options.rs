@@ -3,9 +3,9 @@
 //! `serve --help` and the list agree. Ranges come from [`crate::engine::bounds`], choices from the
 //! types they name ([`Level`], [`Style`], [`InfoMode`], [`BoardSize`]).
 
+use super::protocol::{InfoMode, OptionLine, OptionType};
+use super::settings::Settings;
 use crate::camera::tracking::AutoNewGame;
-use crate::daemon::protocol::{InfoMode, OptionLine, OptionType};
-use crate::daemon::Settings;
 use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS, TIMELEFT_MS};
 use crate::play::level::{Level, Style};
 use crate::rules::geometry::BoardSize;

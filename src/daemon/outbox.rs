@@ -21,7 +21,7 @@
 //! - A closed output (a pipe whose reader has gone: `BrokenPipe`) cannot come back: the queue is
 //!   dropped and the daemon is told, so that it exits.
 
-use crate::daemon::transport::{LineSink, Sent};
+use super::transport::{LineSink, Sent};
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

@@ -4,7 +4,7 @@
 //! change what the page shows (a board, a search iteration, the search's result, a setting) and
 //! hands it to a [`Feed`]: the snapshot is put behind an `Arc` and swapped in under a mutex held
 //! only for the swap, a version counter goes up and a condition variable wakes the waiting
-//! readers. Readers ([`crate::operator::http`]) clone the `Arc` and do all their work (HTML, JSON,
+//! readers. Readers (the operator page's web threads) clone the `Arc` and do all their work (HTML, JSON,
 //! PDN) on their own threads, so that nothing a web client does reaches the daemon or the engine:
 //! the engine thread does not know the feed exists; its progress reaches the daemon as events,
 //! at the end of each iteration, as before.
@@ -21,8 +21,8 @@
 //! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
 //! ```
 
-use crate::daemon::protocol::ScoreText;
-use crate::daemon::status::{GameState, StatusReport};
+use super::protocol::ScoreText;
+use super::protocol::{GameState, StatusReport};
 use crate::engine::Info;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Coord;

@@ -9,7 +9,7 @@
 //!
 //! Output goes through a [`LineSink`], which writes whole lines only.
 
-use crate::daemon::protocol::MAX_LINE;
+use super::protocol::MAX_LINE;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -17,8 +17,8 @@
 //! ```
 
 use crate::daemon::protocol::ScoreText;
+use crate::daemon::protocol::{result_word, GameState};
 use crate::daemon::snapshot::{SearchView, Snapshot};
-use crate::daemon::status::{result_word, GameState};
 use crate::render::{board_svg, escape, Picture};
 use crate::rules::board::Grid;
 use crate::rules::game::Status;

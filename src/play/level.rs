@@ -30,14 +30,15 @@ use std::fmt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-/// How strong the bot plays.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+/// How strong the bot plays (by default `hard`, the daemon's level unless told).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Level {
     /// 2 plies, with missteps: for children and beginners.
     Easy,
     /// 6 plies (at most 300 ms): for casual players.
     Medium,
     /// 1 s a move: for club players.
+    #[default]
     Hard,
     /// 5 s a move.
     Max,
