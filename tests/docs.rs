@@ -480,6 +480,80 @@ fn every_transcript_in_the_docs_replays() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The README's opening picture: the exchange it shows (the person's board, the daemon's
+/// replies) is what `serve`, started with the flags it names, answers to it after `newgame` and
+/// the start position.
+#[test]
+fn the_readmes_opening_example_is_what_serve_answers() {
+    let text = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
+    let first = blocks(&text)
+        .into_iter()
+        .next()
+        .expect("a first code block");
+    let said = first
+        .lines
+        .iter()
+        .find_map(|l| l.split_once("the person plays "))
+        .map(|(_, rest)| rest.to_string())
+        .expect("the picture says what the person plays");
+    let flags: Vec<String> = said
+        .split_once("(checkersbot serve")
+        .and_then(|(_, f)| f.split_once(')'))
+        .map(|(f, _)| f.split_whitespace().map(str::to_string).collect())
+        .expect("the picture names the serve command: (checkersbot serve FLAGS)");
+    // The exchange is drawn beside the board: `> request` and `< reply` after the board art.
+    let exchange: Vec<&str> = first
+        .lines
+        .iter()
+        .filter_map(|l| {
+            l.find(" > ")
+                .or_else(|| l.find(" < "))
+                .map(|i| l[i..].trim())
+        })
+        .collect();
+    let board = exchange
+        .iter()
+        .find_map(|l| l.strip_prefix("> "))
+        .expect("a board line");
+    let want: Vec<&str> = exchange
+        .iter()
+        .filter_map(|l| l.strip_prefix("< "))
+        .collect();
+    assert!(!want.is_empty(), "the picture shows the daemon's replies");
+    let start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
+    let input = format!("newgame\nboard {start} p\n{board}\nquit\n");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .arg("serve")
+        .args(&flags)
+        .args(["--log-level", "off"])
+        .env("XDG_CACHE_HOME", common::NO_CACHE)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("serve ends");
+    let got = String::from_utf8_lossy(&out.stdout);
+    // After `ok` and `unchanged`: the replies to the board, search lines aside.
+    let replies: Vec<&str> = got
+        .lines()
+        .skip(2)
+        .filter(|l| !l.starts_with("info depth") && *l != "bye")
+        .collect();
+    assert_eq!(
+        replies,
+        want,
+        "README.md's opening picture against `serve {}`:\n{got}",
+        flags.join(" ")
+    );
+}
+
 /// `contrib/`: the systemd unit and the udev rule that docs/integration.md shows are the files
 /// themselves; the unit's `ExecStart` is a command line that parses, and `systemd-analyze verify`
 /// accepts the unit (with the binary just built in place of `/usr/local/bin/checkersbot`) where

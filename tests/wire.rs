@@ -50,21 +50,24 @@ fn play_rounds(d: &mut Daemon, mut pos: AnyPosition, rounds: usize) -> Vec<Durat
 
 #[test]
 fn each_move_arrives_within_movetime_plus_a_margin() {
+    // Each try is a new daemon playing six moves; the slowest move counts (see
+    // `common::within_on_some_try` for why a deadline gets three tries).
     let margin = Duration::from_millis(50);
     let mut worst = Duration::ZERO;
     for movetime in [50u64, 150] {
-        let mut d = Daemon::start(&["--movetime", &movetime.to_string(), "--info", "off"]);
-        assert_eq!(d.ask("newgame"), "ok");
-        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
-        assert_eq!(d.ask(&board_line(&start, Side::Player)), "unchanged");
-        let times = play_rounds(&mut d, start, 6);
-        assert!(times.len() >= 4);
-        for t in times {
-            let limit = Duration::from_millis(movetime) + margin;
-            assert!(t <= limit, "move took {t:?}, limit {limit:?}");
-            worst = worst.max(t.saturating_sub(Duration::from_millis(movetime)));
-        }
-        assert_eq!(d.ask("quit"), "bye");
+        let limit = Duration::from_millis(movetime) + margin;
+        common::within_on_some_try(&format!("movetime {movetime} ms"), limit, || {
+            let mut d = Daemon::start(&["--movetime", &movetime.to_string(), "--info", "off"]);
+            assert_eq!(d.ask("newgame"), "ok");
+            let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+            assert_eq!(d.ask(&board_line(&start, Side::Player)), "unchanged");
+            let times = play_rounds(&mut d, start, 6);
+            assert!(times.len() >= 4);
+            assert_eq!(d.ask("quit"), "bye");
+            let slowest = times.into_iter().max().unwrap_or_default();
+            worst = worst.max(slowest.saturating_sub(Duration::from_millis(movetime)));
+            slowest
+        });
     }
     eprintln!("worst overshoot past movetime on the wire: {worst:?}");
 }

@@ -110,6 +110,8 @@ mod tests {
 
     #[test]
     fn a_stop_ends_the_run_with_a_gapless_prefix() {
+        // Items past 20 wait for the stop, so the run cannot finish before the sink raises it
+        // at item 10, however fast the workers are; each worker ends after its item in progress.
         let stop = AtomicBool::new(false);
         let mut seen = Vec::new();
         let mut sink = |i: usize, _: usize| -> Result<(), ()> {
@@ -119,8 +121,18 @@ mod tests {
             }
             Ok(())
         };
-        in_order(100_000, 2, &stop, || (), |_, i| i, &mut sink).unwrap();
-        assert!(seen.len() < 100_000, "stopped early");
+        let work = |_: &mut (), i: usize| {
+            while i > 20 && !stop.load(Ordering::Relaxed) {
+                std::thread::yield_now();
+            }
+            i
+        };
+        in_order(100_000, 2, &stop, || (), work, &mut sink).unwrap();
+        assert!(
+            (11..=23).contains(&seen.len()),
+            "stopped after item 10, with at most one item per worker in progress past 20: {}",
+            seen.len()
+        );
         assert!(seen.iter().enumerate().all(|(k, &i)| k == i), "no gaps");
     }
 }

@@ -18,6 +18,29 @@ pub const NO_CACHE: &str = "/nonexistent/checkersbot-tests-cache";
 /// How long a reply may take before a test fails (generous: the machine may be loaded).
 pub const WAIT: Duration = Duration::from_secs(30);
 
+/// How many times a timing check is tried before it fails (see [`within_on_some_try`]).
+pub const TIMING_TRIES: usize = 3;
+
+/// A deadline checked on a machine that may be loaded: `measure` does the timed work and says
+/// how long it took; the check passes when one of [`TIMING_TRIES`] runs is within `limit`. Code
+/// that misses a deadline misses it on every run; a loaded 2-core machine's scheduler (another
+/// process busy on both cores) may delay one run, but rarely three in a row. Late runs are
+/// printed, so that the test's output shows how close it came.
+pub fn within_on_some_try(what: &str, limit: Duration, mut measure: impl FnMut() -> Duration) {
+    let mut late = Vec::new();
+    for _ in 0..TIMING_TRIES {
+        let took = measure();
+        if took <= limit {
+            if !late.is_empty() {
+                eprintln!("{what}: {took:?} within {limit:?}, after late tries {late:?}");
+            }
+            return;
+        }
+        late.push(took);
+    }
+    panic!("{what}: over {limit:?} on all {TIMING_TRIES} tries: {late:?}");
+}
+
 /// The next final reply on `lines`, skipping `info` lines; fails the test after [`WAIT`].
 pub fn next_final(lines: &Receiver<String>) -> String {
     loop {
