@@ -10,6 +10,7 @@ use checkersbot::play::level::{Level, Style};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::openings::DeckSpec;
 use checkersbot::rules::position::Side;
 use clap::builder::TypedValueParser as _;
 use clap::Args;
@@ -163,6 +164,35 @@ pub struct EngineArgs {
     /// written by `checkersbot book build`; used only on its board size.
     #[arg(long, default_value = "off")]
     pub book: String,
+}
+
+/// What `--openings` names: random plies or a deck of ballots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Openings {
+    /// This many random plies from the start.
+    Random(usize),
+    /// A deck's ballots (`acf3`, `acf3:1-50`).
+    Deck(DeckSpec),
+}
+
+impl std::fmt::Display for Openings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Openings::Random(n) => write!(f, "{n}"),
+            Openings::Deck(spec) => write!(f, "{spec}"),
+        }
+    }
+}
+
+/// `--openings`: a number of random plies, or a deck spec (`acf3`, `acf3:1-50`).
+pub fn openings_arg(text: &str) -> Result<Openings, String> {
+    if let Ok(n) = text.trim().parse::<usize>() {
+        return Ok(Openings::Random(n));
+    }
+    text.trim()
+        .parse::<DeckSpec>()
+        .map(Openings::Deck)
+        .map_err(|e| format!("{e} (--openings takes a number of random plies, acf3 or acf3:A-B)"))
 }
 
 /// The opening book a `--book` value names: `builtin`, `off` (none) or a file.
