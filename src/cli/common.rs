@@ -280,3 +280,51 @@ pub fn style_parser() -> impl clap::builder::TypedValueParser<Value = Style> {
     clap::builder::PossibleValuesParser::new(Style::ALL.map(Style::name))
         .map(|name| Style::from_name(&name).unwrap_or_default())
 }
+
+/// A flag raised by the first SIGINT or SIGTERM from now on (a second one ends the program at
+/// once), for long jobs that stop cleanly: they check it, save and return. The signals are
+/// blocked in the calling thread and the threads it starts later, and waited for on a thread of
+/// their own; call it before starting other threads.
+pub fn stop_on_signals() -> &'static std::sync::atomic::AtomicBool {
+    static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    #[cfg(unix)]
+    {
+        // SAFETY: the set is initialised by sigemptyset before use; the calls only read it.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                tracing::warn!("cannot block SIGINT/SIGTERM: they will end the program abruptly");
+                return &STOP;
+            }
+            set
+        };
+        struct Set(libc::sigset_t);
+        // SAFETY: a sigset_t is plain data.
+        unsafe impl Send for Set {}
+        let set = Set(set);
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let set = set;
+                loop {
+                    let mut sig: libc::c_int = 0;
+                    // SAFETY: `set` is a valid, initialised signal set; `sig` a valid out-pointer.
+                    if unsafe { libc::sigwait(&set.0, &mut sig) } != 0 {
+                        return;
+                    }
+                    if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        eprintln!("signal {sig} again: exiting at once");
+                        std::process::exit(130);
+                    }
+                    eprintln!("signal {sig}: stopping after saving (again to exit at once)");
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the signal thread: {e}");
+        }
+    }
+    &STOP
+}
