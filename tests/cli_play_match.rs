@@ -283,7 +283,8 @@ fn selfplay_plays_with_the_weights_it_is_given() {
 /// The last line of `search` before `move`: the final iteration's statistics.
 fn search_final_line(knobs: &str) -> String {
     let out = bin()
-        .args(["search", "--depth", "9", "--egdb", "off", "--search", knobs])
+        .args(["search", "--depth", "9", "--egdb", "off", "--book", "off"])
+        .args(["--search", knobs])
         .output()
         .expect("binary runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -381,7 +382,8 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     );
     let search = |eval: &str| {
         let out = bin()
-            .args(["search", "--depth", "9", "--egdb", "off", "--eval", eval])
+            .args(["search", "--depth", "9", "--egdb", "off", "--book", "off"])
+            .args(["--eval", eval])
             .output()
             .expect("binary runs");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -2,7 +2,7 @@
 
 use super::common::{load_layout, openings_arg, parse_side, Openings};
 use anyhow::{anyhow, Context, Result};
-use checkersbot::engine::book::Book;
+use checkersbot::engine::book::{Book, BookSpec};
 use checkersbot::engine::clock::{BadTimeControl, TimeControl};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
@@ -172,10 +172,11 @@ pub struct MatchArgs {
     /// B's memory for its endgame database (overrides --egdb-cache).
     #[arg(long)]
     egdb_cache_b: Option<usize>,
-    /// Opening book for both engines: `builtin`, `off` or a book file (matches use none unless
-    /// told). A player with a level chooses among book moves within its level's margin.
-    #[arg(long)]
-    book: Option<String>,
+    /// Opening book for both engines: `builtin` (the 8x8 book built into the program; inert on
+    /// other sizes), `off` or a book file. A player with a level chooses among book moves within
+    /// its level's margin, one without plays the best.
+    #[arg(long, default_value = "builtin")]
+    book: String,
     /// Opening book for A only (overrides --book).
     #[arg(long)]
     book_a: Option<String>,
@@ -204,6 +205,9 @@ struct PlayerArgs {
     egdb: Option<Arc<Egdb>>,
     /// The opening book.
     book: Option<Arc<Book>>,
+    /// What the player's name says about the book: nothing for the built-in one (the default),
+    /// `nobook` without one, `book` for a file.
+    book_tag: Option<&'static str>,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -299,8 +303,8 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if egdb.is_some() {
         name.push("egdb".into());
     }
-    if s.book.is_some() {
-        name.push("book".into());
+    if let Some(tag) = s.book_tag {
+        name.push(tag.into());
     }
     if s.eval != checkersbot::engine::eval::DEFAULT_EVAL {
         let stem = std::path::Path::new(&s.eval)
@@ -420,14 +424,18 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     } else {
         open(&spec_b)?
     };
-    let book_a = match args.book_a.as_ref().or(args.book.as_ref()) {
-        Some(spec) => super::common::load_book(spec)?,
-        None => None,
+    let spec_a = args.book_a.as_ref().unwrap_or(&args.book);
+    let spec_b = args.book_b.as_ref().unwrap_or(&args.book);
+    let book_a = super::common::load_book(spec_a)?;
+    let book_b = if spec_b == spec_a {
+        book_a.clone()
+    } else {
+        super::common::load_book(spec_b)?
     };
-    let book_b = match args.book_b.as_ref().or(args.book.as_ref()) {
-        Some(spec) if Some(spec) == args.book_a.as_ref().or(args.book.as_ref()) => book_a.clone(),
-        Some(spec) => super::common::load_book(spec)?,
-        None => None,
+    let book_tag = |spec: &str| match BookSpec::parse(spec) {
+        BookSpec::Builtin => None,
+        BookSpec::Off => Some("nobook"),
+        BookSpec::File(_) => Some("book"),
     };
     let mut a = player(
         &PlayerArgs {
@@ -443,6 +451,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             search: args.search_a.clone(),
             egdb: egdb_a,
             book: book_a,
+            book_tag: book_tag(spec_a),
         },
         args.hash,
     )?;
@@ -460,6 +469,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             search: args.search_b.clone(),
             egdb: egdb_b,
             book: book_b,
+            book_tag: book_tag(spec_b),
         },
         args.hash,
     )?;
