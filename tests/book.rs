@@ -5,7 +5,7 @@
 
 use checkersbot::daemon::transport::MemorySink;
 use checkersbot::daemon::{replay, Settings};
-use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd};
+use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd, Progress};
 use checkersbot::engine::book::{
     canonical, fnv1a, Book, BookError, BookSpec, BuildInfo, HEADER_LEN, MAGIC,
 };
@@ -14,6 +14,7 @@ use checkersbot::play::level::{choose_move, Level};
 use checkersbot::rng::Rng;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::openings::Deck;
 use checkersbot::rules::position::Side;
 use proptest::prelude::*;
 use std::process::Command;
@@ -36,6 +37,7 @@ fn tiny(size: BoardSize, max: usize) -> Book {
         time: None,
         max_ply: 30,
         save_every: Duration::from_secs(3600),
+        roots: Vec::new(),
     };
     let mut book = Book::new(
         size,
@@ -156,8 +158,9 @@ fn damaged_truncated_and_foreign_files_are_refused_naming_the_fault() {
 fn a_move_that_is_not_legal_is_refused() {
     let mut bytes = tiny8().to_bytes().expect("writes");
     // The first record is the start position (12 bytes of squares, value, depth, flags, the
-    // number of moves), then its first move: length, squares. Send it from square 16 (empty).
-    let first_square = HEADER_LEN + 12 + 2 + 1 + 1 + 1 + 1;
+    // search's node budget, the number of moves), then its first move: length, squares. Send it
+    // from square 16 (empty).
+    let first_square = HEADER_LEN + 12 + 2 + 1 + 1 + 8 + 1 + 1;
     assert_eq!(bytes[first_square - 1], 2, "a plain move of two squares");
     bytes[first_square] = 16;
     reseal(&mut bytes);
@@ -485,4 +488,228 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
         .filter_map(|rest| rest.split(' ').next())
         .collect();
     assert_eq!(books, ["builtin", "none"], "{lines:?}");
+}
+
+/// A build's settings for the growth tests: 8x8, the start and every ballot of the ACF deck as
+/// roots, `nodes` a search, one thread, at most `max` positions.
+fn deck_config(nodes: u64, max: usize) -> BuildConfig {
+    let deck = Deck::acf3().expect("the deck");
+    let mut roots = vec![(AnyPosition::initial(BoardSize::S8, Side::Bot), 0)];
+    roots.extend(deck.ballots().iter().map(|b| (b.position, 0)));
+    BuildConfig {
+        engine: EngineConfig::default(),
+        limits: Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        },
+        penalty: 10,
+        threads: 1,
+        batch: 2,
+        max_positions: Some(max),
+        time: None,
+        max_ply: 60,
+        save_every: Duration::from_secs(3600),
+        roots,
+    }
+}
+
+/// Growing the committed (built-in) book with the deck's ballots as roots keeps every record it
+/// had, first and in order, with its own search (value, depth, budget); a record's moves change
+/// only where it has been expanded since, and then to the values of the searches below it. Every
+/// ballot is in the grown book, and the new records have the new budget.
+#[test]
+fn extending_the_committed_book_keeps_every_entry_and_its_value() {
+    let old = builtin();
+    let mut book = old.clone();
+    let cfg = deck_config(800, old.len() + 120);
+    let end = build(
+        &mut book,
+        &cfg,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_| {},
+    )
+    .expect("no file to write");
+    assert_eq!(end, BuildEnd::Positions);
+    assert!(book.len() >= old.len() + 120);
+    let mut expanded_since = 0;
+    for (i, (was, now)) in old.entries().iter().zip(book.entries()).enumerate() {
+        assert_eq!(was.position, now.position, "record {i}");
+        assert_eq!(
+            (was.value, was.depth, was.nodes),
+            (now.value, now.depth, now.nodes),
+            "record {i}: its own search is kept"
+        );
+        if was.expanded {
+            assert!(now.expanded, "record {i}");
+            let mut a: Vec<_> = was.moves.iter().map(|m| m.mv.clone()).collect();
+            let mut b: Vec<_> = now.moves.iter().map(|m| m.mv.clone()).collect();
+            a.sort_by_key(|m| m.notation());
+            b.sort_by_key(|m| m.notation());
+            assert_eq!(a, b, "record {i}: the same moves");
+        } else if now.expanded {
+            expanded_since += 1;
+        } else {
+            assert_eq!(
+                was.moves, now.moves,
+                "record {i}: an unexpanded leaf is unchanged"
+            );
+        }
+    }
+    assert!(expanded_since > 0, "some old leaves were expanded");
+    assert!(book.entries()[old.len()..].iter().all(|e| e.nodes == 800));
+    for b in Deck::acf3().expect("deck").ballots() {
+        assert!(book.moves(&b.position).is_some(), "ballot {}", b.number);
+    }
+    // The values are minimax through the book: every expanded record's move values are minus the
+    // best its child has.
+    for e in book.entries().iter().filter(|e| e.expanded) {
+        for m in &e.moves {
+            let next = e.position.play(&m.mv).expect("legal");
+            let j = book.find_canonical(&canonical(&next).0).expect("child in");
+            let c = book.entry(j);
+            let child = if c.expanded && !c.moves.is_empty() {
+                c.moves.iter().map(|m| m.value).max().unwrap_or(c.value)
+            } else {
+                c.value
+            };
+            assert_eq!(m.value, -child, "{}", e.position);
+        }
+    }
+}
+
+/// A build stopped twice (in the middle of the ballots' first searches, then in the middle of an
+/// expansion round), each time saved through the file format and resumed, gives the same book as
+/// one built straight through at the same settings.
+#[test]
+fn an_interrupted_and_resumed_build_equals_an_uninterrupted_one() {
+    let base = tiny8().clone();
+    let target = base.len() + 190;
+    let cfg = deck_config(600, target);
+    let mut straight = base.clone();
+    let end = build(
+        &mut straight,
+        &cfg,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_| {},
+    )
+    .expect("builds");
+    assert_eq!(end, BuildEnd::Positions);
+    // Stops at the first progress report `when` accepts; returns the book as saved.
+    let stopped = |book: Book, when: &dyn Fn(&Progress) -> bool| -> (Book, BuildEnd) {
+        let mut book = book;
+        let stop = AtomicBool::new(false);
+        let mut saved = None;
+        let end = build(
+            &mut book,
+            &cfg,
+            &stop,
+            &mut |b| {
+                saved = Some(b.to_bytes().expect("writes"));
+                Ok(())
+            },
+            &mut |p| {
+                if when(p) {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            },
+        )
+        .expect("builds");
+        let saved = Book::from_bytes(&saved.expect("saved at the end")).expect("reads");
+        (saved, end)
+    };
+    // In the ballots' searches (most of the 157 are not in the tiny book).
+    let (first, end) = stopped(base, &|p| p.round_done == 20);
+    assert_eq!(end, BuildEnd::Stopped);
+    assert!(first.len() < target);
+    assert!(first.entries().iter().all(|e| !e.pending));
+    // Then in the middle of the second expansion round (a round's list is a few dozen
+    // positions, the ballots' more than a hundred): its leaves stay marked.
+    let rounds = std::cell::Cell::new(0);
+    let (second, end) = stopped(first, &|p| {
+        if p.round_total < 60 && p.round_done == 1 {
+            rounds.set(rounds.get() + 1);
+        }
+        rounds.get() == 2 && p.round_done == 3
+    });
+    assert_eq!(end, BuildEnd::Stopped);
+    assert!(
+        second.entries().iter().any(|e| e.pending),
+        "stopped between rounds: pick another report"
+    );
+    let mut resumed = second;
+    let end = build(
+        &mut resumed,
+        &cfg,
+        &AtomicBool::new(false),
+        &mut |_| Ok(()),
+        &mut |_| {},
+    )
+    .expect("builds");
+    assert_eq!(end, BuildEnd::Positions);
+    assert_eq!(resumed.len(), straight.len());
+    assert_eq!(resumed.entries(), straight.entries());
+    assert_eq!(resumed.info().searches, straight.info().searches);
+}
+
+/// `book build` stops on SIGTERM with its file saved and readable, and the same command goes on
+/// from it.
+#[cfg(unix)]
+#[test]
+fn book_build_stops_on_sigterm_with_its_file_saved() {
+    let path =
+        std::env::temp_dir().join(format!("checkersbot-sigterm-{}.cbbk", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let p = path.display().to_string();
+    let args = [
+        "book",
+        "build",
+        "--out",
+        &p,
+        "--from",
+        "builtin",
+        "--nodes",
+        "20000",
+        "--threads",
+        "1",
+        "--save-every",
+        "1",
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Wait for the first periodic save, then stop it.
+    let waited = std::time::Instant::now();
+    while !path.exists() && waited.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: kill with a child's pid and a standard signal.
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(r, 0);
+    let out = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("done (stopped)"), "{err}");
+    let book = Book::load(&path).expect("a consistent file");
+    assert!(book.len() > builtin().len(), "{err}");
+    // Going on: the file exists, so --from is refused; without it, it resumes.
+    let (_, err, ok) = bin(&args);
+    assert!(!ok && err.contains("exists and would be extended"), "{err}");
+    let (_, err, ok) = bin(&[
+        "book",
+        "build",
+        "--out",
+        &p,
+        "--nodes",
+        "20000",
+        "--threads",
+        "1",
+        "--max-positions",
+        "1",
+    ]);
+    std::fs::remove_file(&path).ok();
+    assert!(ok && err.contains("resuming"), "{err}");
 }

@@ -136,6 +136,55 @@ fn match_student_against_random() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("student"));
 }
 
+/// `match --openings acf3:A-B` plays every ballot of the range twice, colours swapped, names the
+/// ballot in each progress line and counts the losses by opening side; more games than the range
+/// has, or a deck on another board, are refused.
+#[test]
+fn match_on_a_deck_range_plays_each_ballot_twice() {
+    let out = bin()
+        .args([
+            "match",
+            "--openings",
+            "acf3:3-4",
+            "--depth-a",
+            "2",
+            "--depth-b",
+            "1",
+        ])
+        .args(["--player-b", "random", "--seed", "2"])
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("4 games from") && text.contains("openings acf3:3-4 (2 ballots)"),
+        "{text}"
+    );
+    for (g, b) in [(1, 3), (2, 3), (3, 4), (4, 4)] {
+        assert!(
+            text.contains(&format!("game {g}/4 (ballot {b}): ")),
+            "game {g}: {text}"
+        );
+    }
+    assert!(text.contains("\n4 games: d2 "), "{text}");
+    assert!(text.contains("losses by opening side: d2 "), "{text}");
+    for bad in [
+        &["--openings", "acf3:3-4", "--games", "5"][..],
+        &["--openings", "acf3:3-4", "--size", "6"],
+        &["--openings", "acf3:150-160"],
+    ] {
+        let out = bin().arg("match").args(bad).output().expect("binary runs");
+        assert!(!out.status.success(), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("acf3"), "{bad:?}: {err}");
+    }
+    let out = bin()
+        .args(["match", "--openings", "acf4"])
+        .output()
+        .expect("binary runs");
+    assert_eq!(out.status.code(), Some(2), "a bad value is a usage error");
+}
+
 /// PDN written by `match` replays move for move in another program, pydraughts, for games from the
 /// standard start and for games where `p` (PDN's White) moves first from a set-up position. Skipped
 /// with a note where Python or pydraughts is missing, except in CI (`CI` set), which installs it.
@@ -238,7 +287,8 @@ fn selfplay_plays_with_the_weights_it_is_given() {
 /// The last line of `search` before `move`: the final iteration's statistics.
 fn search_final_line(knobs: &str) -> String {
     let out = bin()
-        .args(["search", "--depth", "9", "--egdb", "off", "--search", knobs])
+        .args(["search", "--depth", "9", "--egdb", "off", "--book", "off"])
+        .args(["--search", knobs])
         .output()
         .expect("binary runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -336,7 +386,8 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     );
     let search = |eval: &str| {
         let out = bin()
-            .args(["search", "--depth", "9", "--egdb", "off", "--eval", eval])
+            .args(["search", "--depth", "9", "--egdb", "off", "--book", "off"])
+            .args(["--eval", eval])
             .output()
             .expect("binary runs");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -10,10 +10,10 @@ use checkersbot::rng::Rng;
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::openings::{Deck, DeckSpec};
 use checkersbot::rules::position::Side;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// Arguments of `book`.
@@ -25,10 +25,12 @@ pub struct BookArgs {
 
 #[derive(Subcommand, Debug)]
 enum BookCommand {
-    /// Build an opening book from deep searches (drop-out expansion), or go on building one: an
-    /// existing --out file is extended unless --fresh.
+    /// Build an opening book from deep searches (drop-out expansion from the start position and
+    /// the ACF deck's ballots), or grow one: an existing --out file is extended unless --fresh,
+    /// a new one starts from --from (e.g. the built-in book). SIGINT or SIGTERM stops it with the
+    /// file saved; the same command goes on from there.
     Build(BuildArgs),
-    /// Positions, depth, build budget and time of a book.
+    /// Positions, depth and nodes a position, plies covered per ballot, build time and compute.
     Info(InfoArgs),
     /// The book's moves and their values for a board.
     Probe(ProbeArgs),
@@ -39,14 +41,19 @@ enum BookCommand {
 
 #[derive(Args, Debug)]
 struct BuildArgs {
-    /// The book file (written atomically: a temporary file, then renamed).
+    /// The book file (written atomically: a temporary file, then renamed); if it exists, it is
+    /// extended.
     #[arg(long)]
     out: PathBuf,
+    /// The book to start from when --out does not exist yet (or with --fresh): `builtin` or a
+    /// file, e.g. to grow a copy of the committed book.
+    #[arg(long)]
+    from: Option<String>,
     /// Board side: 4, 6, 8, 10 or 12.
     #[arg(long, default_value_t = 8)]
     size: usize,
-    /// Node budget of each position's search (deterministic; default 2000000 unless
-    /// --movetime is given).
+    /// Node budget of each new position's search (deterministic; default 30000000 unless
+    /// --movetime is given). Positions already in the book keep their searches.
     #[arg(long)]
     nodes: Option<u64>,
     /// Time of each position's search, ms.
@@ -55,6 +62,14 @@ struct BuildArgs {
     /// Cost of a ply on a line, hundredths of a man: higher makes a broader, shallower book.
     #[arg(long, default_value_t = 10)]
     penalty: u32,
+    /// The ballots that are roots besides the start position: `acf3`, a range `acf3:A-B`, or
+    /// `none` [default: acf3 on 8x8, none on other sizes].
+    #[arg(long)]
+    deck: Option<String>,
+    /// Starting cost of each ballot root, hundredths of a man (0: every root grows alike; more
+    /// favours the start position's own lines).
+    #[arg(long, default_value_t = 0)]
+    ballot_cost: u64,
     /// Searches side by side (0 = one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -64,7 +79,7 @@ struct BuildArgs {
     /// Stop once the book has this many positions.
     #[arg(long)]
     max_positions: Option<usize>,
-    /// Stop after this many seconds (checked between rounds).
+    /// Stop after this many seconds (checked between searches).
     #[arg(long)]
     time: Option<u64>,
     /// Do not expand leaves deeper than this many plies.
@@ -73,7 +88,7 @@ struct BuildArgs {
     /// Save every this many seconds.
     #[arg(long, default_value_t = 60)]
     save_every: u64,
-    /// Start over even if --out exists.
+    /// Start over (from --from, or empty) even if --out exists.
     #[arg(long)]
     fresh: bool,
     /// Transposition table of each search, MiB.
@@ -89,6 +104,10 @@ struct InfoArgs {
     /// The book: `builtin` or a file.
     #[arg(long, default_value = "builtin")]
     book: String,
+    /// Also one line per ballot of the ACF deck (8x8 books): the plies the book covers from it
+    /// along its best moves, and the value of its best move.
+    #[arg(long)]
+    ballots: bool,
 }
 
 #[derive(Args, Debug)]
@@ -147,7 +166,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     let size =
         BoardSize::from_n(a.size).ok_or_else(|| anyhow!("--size {}: no such board", a.size))?;
     let nodes = match (a.nodes, a.movetime) {
-        (None, None) => Some(2_000_000),
+        (None, None) => Some(DEFAULT_BUILD_NODES),
         (n, _) => n,
     };
     let limits = Limits {
@@ -156,7 +175,35 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         depth: None,
     };
     let threads = super::common::threads_or_cores(Some(a.threads).filter(|&t| t > 0));
-    let mut book = if a.out.exists() && !a.fresh {
+    let deck = match a.deck.as_deref() {
+        Some("none") | Some("off") => None,
+        Some(spec) => Some(
+            spec.parse::<DeckSpec>()
+                .map_err(|e| anyhow!("--deck {spec}: {e}"))?,
+        ),
+        None if size == BoardSize::S8 => Some(DeckSpec {
+            deck: "acf3".into(),
+            range: None,
+        }),
+        None => None,
+    };
+    let ballots = match &deck {
+        Some(spec) if size != BoardSize::S8 => {
+            bail!("--deck {spec}: the deck is for 8x8, not --size {}", a.size)
+        }
+        Some(spec) => spec.ballots().map_err(|e| anyhow!("--deck {spec}: {e}"))?,
+        None => Vec::new(),
+    };
+    let mut roots = vec![(AnyPosition::initial(size, Side::Bot), 0)];
+    roots.extend(ballots.iter().map(|b| (b.position, a.ballot_cost)));
+    let exists = a.out.exists();
+    if exists && !a.fresh && a.from.is_some() {
+        bail!(
+            "{} exists and would be extended: drop --from, or add --fresh to start over from --from",
+            a.out.display()
+        );
+    }
+    let mut book = if exists && !a.fresh {
         let book = Book::load_for(&a.out, size).with_context(|| {
             format!(
                 "cannot resume {} (use --fresh to start over)",
@@ -166,6 +213,17 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         eprintln!(
             "book: resuming {} ({} positions, {} searches, {})",
             a.out.display(),
+            book.len(),
+            book.info().searches,
+            hms(Duration::from_secs(book.info().seconds))
+        );
+        book
+    } else if let Some(spec) = &a.from {
+        let book = load(spec)?;
+        book.check_size(size)
+            .map_err(|e| anyhow!("--from {spec}: {e}"))?;
+        eprintln!(
+            "book: starting from {spec} ({} positions, {} searches, {})",
             book.len(),
             book.info().searches,
             hms(Duration::from_secs(book.info().seconds))
@@ -182,8 +240,8 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     if old_nodes + old_ms > 0
         && (old_nodes, old_ms, old_pen) != (info.nodes, info.movetime_ms, info.penalty)
     {
-        tracing::warn!(
-            "the book was built with nodes {old_nodes} movetime {old_ms} penalty {old_pen}; going on with nodes {} movetime {} penalty {}",
+        eprintln!(
+            "book: the book was grown with nodes {old_nodes} movetime {old_ms} penalty {old_pen}; its positions keep their searches, new ones get nodes {} movetime {} penalty {}",
             info.nodes, info.movetime_ms, info.penalty
         );
     }
@@ -202,38 +260,38 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         time: a.time.map(Duration::from_secs),
         max_ply: a.max_ply,
         save_every: Duration::from_secs(a.save_every),
+        roots,
     };
-    let stop = AtomicBool::new(false);
+    let roots_text = match &deck {
+        Some(spec) => format!("the start and {} ballots of {spec}", ballots.len()),
+        None => "the start".to_string(),
+    };
+    eprintln!(
+        "book: growing {} from {roots_text}, {} a search, {threads} thread(s), saved every {} s; SIGINT/SIGTERM stops it saved",
+        a.out.display(),
+        match (nodes, a.movetime) {
+            (Some(n), _) => format!("{n} nodes"),
+            (None, Some(ms)) => format!("{ms} ms"),
+            (None, None) => "no limit".into(),
+        },
+        a.save_every
+    );
+    let stop = super::common::stop_on_signals();
     let out = a.out.clone();
     let mut last: Option<Instant> = None;
+    let max_positions = a.max_positions;
+    let time = a.time.map(Duration::from_secs);
     let mut report = |p: &Progress| {
         if last.is_some_and(|t| t.elapsed() < Duration::from_secs(5)) {
             return;
         }
         last = Some(Instant::now());
-        let line: Vec<String> = p
-            .best_line
-            .iter()
-            .take(12)
-            .map(|m| m.notation().replace(' ', "-"))
-            .collect();
-        eprintln!(
-            "book: {} positions ({} expanded), depth {}, best cp {}, {} searches at {:.2}/s (avg depth {:.1}), {} ; line {}",
-            p.positions,
-            p.expanded,
-            p.depth,
-            p.best_value,
-            p.searches,
-            p.rate,
-            p.search_depth,
-            hms(p.elapsed),
-            line.join(" ")
-        );
+        eprintln!("{}", progress_line(p, max_positions, time));
     };
     let end = build(
         &mut book,
         &cfg,
-        &stop,
+        stop,
         &mut |b| {
             tracing::debug!("saving {} positions", b.len());
             b.save(&out)
@@ -248,24 +306,85 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         BuildEnd::Exhausted => "no leaf left",
     };
     eprintln!(
-        "book: done ({why}): {} positions, depth {}, {} searches, {} in all; written to {}",
+        "book: done ({why}): {} positions, depth {}, {} searches, {} and {:.2} core-hours in all; written to {}",
         book.len(),
         book.max_depth(),
         book.info().searches,
         hms(Duration::from_secs(book.info().seconds)),
+        book.info().cpu_seconds as f64 / 3600.0,
         a.out.display()
     );
     Ok(())
+}
+
+/// The default node budget of a book position's search: deeper than the robot's own 5 s search.
+pub const DEFAULT_BUILD_NODES: u64 = 30_000_000;
+
+/// The progress line of `book build`.
+fn progress_line(p: &Progress, max_positions: Option<usize>, time: Option<Duration>) -> String {
+    let line: Vec<String> = p
+        .best_line
+        .iter()
+        .take(10)
+        .map(|m| m.notation().replace(' ', "-"))
+        .collect();
+    let per_search = if p.searches > 0 {
+        format!("{:.1} s a search", 1.0 / p.rate.max(1e-9))
+    } else {
+        "no search yet".into()
+    };
+    let round = if p.round_total > 0 && p.searches > 0 {
+        let left = (p.round_total - p.round_done) as f64 / p.rate.max(1e-9);
+        format!(
+            ", round {}/{} (its end in {})",
+            p.round_done,
+            p.round_total,
+            hms(Duration::from_secs_f64(left))
+        )
+    } else {
+        String::new()
+    };
+    let eta = match (max_positions, time) {
+        (Some(m), _) if p.added > 0 && m > p.positions => {
+            let per = p.elapsed.as_secs_f64() / p.added as f64;
+            format!(
+                "; ETA {} to {m} positions",
+                hms(Duration::from_secs_f64(per * (m - p.positions) as f64))
+            )
+        }
+        (_, Some(t)) => format!("; stops in {}", hms(t.saturating_sub(p.elapsed))),
+        _ => String::new(),
+    };
+    format!(
+        "book: {} positions (+{} this run, {} expanded), start line {} plies (cp {}), ballots {}/{} expanded, lines {} plies min {:.1} mean, {} searches, {per_search} (avg depth {:.1}){round}, {}{eta}; line {}",
+        p.positions,
+        p.added,
+        p.expanded,
+        p.depth,
+        p.best_value,
+        p.roots_expanded,
+        p.roots_other,
+        p.roots_min_plies,
+        p.roots_mean_plies,
+        p.searches,
+        p.search_depth,
+        hms(p.elapsed),
+        line.join(" ")
+    )
 }
 
 fn run_info(a: &InfoArgs) -> Result<()> {
     let book = load(&a.book)?;
     let i = book.info();
     let expanded = book.entries().iter().filter(|e| e.expanded).count();
+    let pending = book.entries().iter().filter(|e| e.pending).count();
     let bytes = book.to_bytes().map(|b| b.len()).unwrap_or(0);
     println!("size {}", book.size());
     println!("positions {}", book.len());
     println!("expanded {expanded}");
+    if pending > 0 {
+        println!("pending {pending} (a round under way: the next build finishes it)");
+    }
     println!("depth {}", book.max_depth());
     let budget = match (i.nodes, i.movetime_ms) {
         (0, 0) => "none".to_string(),
@@ -274,9 +393,59 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         (n, t) => format!("nodes {n} movetime {t}"),
     };
     println!("budget {budget}");
+    let mut by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
+    for e in book.entries() {
+        *by_nodes.entry(e.nodes).or_default() += 1;
+    }
+    let nodes: Vec<String> = by_nodes.iter().map(|(n, c)| format!("{n}:{c}")).collect();
+    println!("search_nodes {}", nodes.join(" "));
+    let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
+    if !depths.is_empty() {
+        println!(
+            "search_depth mean {:.1} min {} max {}",
+            depths.iter().sum::<u32>() as f64 / depths.len() as f64,
+            depths.iter().min().copied().unwrap_or(0),
+            depths.iter().max().copied().unwrap_or(0)
+        );
+    }
     println!("penalty {}", i.penalty);
     println!("searches {}", i.searches);
     println!("buildtime {}", hms(Duration::from_secs(i.seconds)));
+    println!(
+        "compute {:.2} core-hours (CPU time of the builds, recorded from format 2 on)",
+        i.cpu_seconds as f64 / 3600.0
+    );
+    if book.size() == BoardSize::S8 {
+        let deck = Deck::acf3().map_err(|e| anyhow!("{e}"))?;
+        let mut plies = Vec::new();
+        let mut held = 0;
+        for b in deck.ballots() {
+            let line = book.best_line(&b.position, 200);
+            let best = book.moves(&b.position).map(|m| m[0].clone());
+            held += usize::from(best.is_some());
+            plies.push(line.len());
+            if a.ballots {
+                let value =
+                    best.map_or_else(|| "notinbook".into(), |m| format!("value {}", m.value));
+                println!(
+                    "ballot {} {} plies {} {value}",
+                    b.number,
+                    b.notation,
+                    line.len()
+                );
+            }
+        }
+        let (min_at, min) = plies
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, p)| **p)
+            .map_or((0, 0), |(k, p)| (k + 1, *p));
+        println!(
+            "ballots acf3 {}: {held} in the book, plies covered mean {:.1} min {min} (ballot {min_at})",
+            plies.len(),
+            plies.iter().sum::<usize>() as f64 / plies.len().max(1) as f64
+        );
+    }
     println!("bytes {bytes}");
     Ok(())
 }

@@ -10,6 +10,7 @@ use checkersbot::play::level::{Level, Style};
 use checkersbot::rules::any_size::AnyPosition;
 use checkersbot::rules::board::Grid;
 use checkersbot::rules::geometry::BoardSize;
+use checkersbot::rules::openings::DeckSpec;
 use checkersbot::rules::position::Side;
 use clap::builder::TypedValueParser as _;
 use clap::Args;
@@ -165,6 +166,35 @@ pub struct EngineArgs {
     pub book: String,
 }
 
+/// What `--openings` names: random plies or a deck of ballots.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Openings {
+    /// This many random plies from the start.
+    Random(usize),
+    /// A deck's ballots (`acf3`, `acf3:1-50`).
+    Deck(DeckSpec),
+}
+
+impl std::fmt::Display for Openings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Openings::Random(n) => write!(f, "{n}"),
+            Openings::Deck(spec) => write!(f, "{spec}"),
+        }
+    }
+}
+
+/// `--openings`: a number of random plies, or a deck spec (`acf3`, `acf3:1-50`).
+pub fn openings_arg(text: &str) -> Result<Openings, String> {
+    if let Ok(n) = text.trim().parse::<usize>() {
+        return Ok(Openings::Random(n));
+    }
+    text.trim()
+        .parse::<DeckSpec>()
+        .map(Openings::Deck)
+        .map_err(|e| format!("{e} (--openings takes a number of random plies, acf3 or acf3:A-B)"))
+}
+
 /// The opening book a `--book` value names: `builtin`, `off` (none) or a file.
 pub fn load_book(spec: &str) -> Result<Option<Arc<Book>>> {
     BookSpec::parse(spec)
@@ -249,4 +279,52 @@ pub fn level_parser() -> impl clap::builder::TypedValueParser<Value = Level> {
 pub fn style_parser() -> impl clap::builder::TypedValueParser<Value = Style> {
     clap::builder::PossibleValuesParser::new(Style::ALL.map(Style::name))
         .map(|name| Style::from_name(&name).unwrap_or_default())
+}
+
+/// A flag raised by the first SIGINT or SIGTERM from now on (a second one ends the program at
+/// once), for long jobs that stop cleanly: they check it, save and return. The signals are
+/// blocked in the calling thread and the threads it starts later, and waited for on a thread of
+/// their own; call it before starting other threads.
+pub fn stop_on_signals() -> &'static std::sync::atomic::AtomicBool {
+    static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    #[cfg(unix)]
+    {
+        // SAFETY: the set is initialised by sigemptyset before use; the calls only read it.
+        let set = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+                tracing::warn!("cannot block SIGINT/SIGTERM: they will end the program abruptly");
+                return &STOP;
+            }
+            set
+        };
+        struct Set(libc::sigset_t);
+        // SAFETY: a sigset_t is plain data.
+        unsafe impl Send for Set {}
+        let set = Set(set);
+        let spawned = std::thread::Builder::new()
+            .name("signals".into())
+            .spawn(move || {
+                let set = set;
+                loop {
+                    let mut sig: libc::c_int = 0;
+                    // SAFETY: `set` is a valid, initialised signal set; `sig` a valid out-pointer.
+                    if unsafe { libc::sigwait(&set.0, &mut sig) } != 0 {
+                        return;
+                    }
+                    if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        eprintln!("signal {sig} again: exiting at once");
+                        std::process::exit(130);
+                    }
+                    eprintln!("signal {sig}: stopping after saving (again to exit at once)");
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the signal thread: {e}");
+        }
+    }
+    &STOP
 }

@@ -1,8 +1,8 @@
 //! `checkersbot match`: two configurations play each other; a progress line per game, then a table.
 
-use super::common::{load_layout, parse_side};
+use super::common::{load_layout, openings_arg, parse_side, Openings};
 use anyhow::{anyhow, Context, Result};
-use checkersbot::engine::book::Book;
+use checkersbot::engine::book::{Book, BookSpec};
 use checkersbot::engine::clock::{BadTimeControl, TimeControl};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
@@ -47,9 +47,10 @@ fn games_arg(text: &str) -> Result<usize, String> {
 
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Number of games, at least 1 (played in pairs with colours swapped).
-    #[arg(long, default_value_t = 20, value_parser = games_arg)]
-    games: usize,
+    /// Number of games, at least 1 (played in pairs with colours swapped) [default: 20; with a
+    /// deck, two a ballot].
+    #[arg(long, value_parser = games_arg)]
+    games: Option<usize>,
     /// Player A: engine, random or student.
     #[arg(long, value_enum, default_value = "engine")]
     player_a: Kind,
@@ -122,10 +123,12 @@ pub struct MatchArgs {
     /// Transposition table per engine (the student's too), MiB (1 to 4096).
     #[arg(long, default_value_t = 16, value_parser = super::common::hash_arg)]
     hash: usize,
-    /// Random opening plies before the players take over (each opening is played twice, colours
-    /// swapped).
-    #[arg(long, default_value_t = 4)]
-    openings: usize,
+    /// The games' openings, each played twice with colours swapped: a number of random plies
+    /// before the players take over, or a deck of ballots: `acf3` (the ACF 3-move deck, 157
+    /// ballots from the 8x8 start, b first) or a range of it, `acf3:1-50`. With a deck the table
+    /// counts each player's losses with the side that made the ballot's first move.
+    #[arg(long, default_value = "4", value_parser = openings_arg)]
+    openings: Openings,
     /// Seed for the openings and the random player.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -169,10 +172,11 @@ pub struct MatchArgs {
     /// B's memory for its endgame database (overrides --egdb-cache).
     #[arg(long)]
     egdb_cache_b: Option<usize>,
-    /// Opening book for both engines: `builtin`, `off` or a book file (matches use none unless
-    /// told). A player with a level chooses among book moves within its level's margin.
-    #[arg(long)]
-    book: Option<String>,
+    /// Opening book for both engines: `builtin` (the 8x8 book built into the program; inert on
+    /// other sizes), `off` or a book file. A player with a level chooses among book moves within
+    /// its level's margin, one without plays the best.
+    #[arg(long, default_value = "builtin")]
+    book: String,
     /// Opening book for A only (overrides --book).
     #[arg(long)]
     book_a: Option<String>,
@@ -201,6 +205,9 @@ struct PlayerArgs {
     egdb: Option<Arc<Egdb>>,
     /// The opening book.
     book: Option<Arc<Book>>,
+    /// What the player's name says about the book: nothing for the built-in one (the default),
+    /// `nobook` without one, `book` for a file.
+    book_tag: Option<&'static str>,
 }
 
 fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
@@ -296,8 +303,8 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
     if egdb.is_some() {
         name.push("egdb".into());
     }
-    if s.book.is_some() {
-        name.push("book".into());
+    if let Some(tag) = s.book_tag {
+        name.push(tag.into());
     }
     if s.eval != checkersbot::engine::eval::DEFAULT_EVAL {
         let stem = std::path::Path::new(&s.eval)
@@ -341,11 +348,14 @@ fn record_text(r: &GameRecord, a: &str, b: &str) -> String {
         black,
         white,
     );
-    info.comment = format!(
-        "{}; {} random opening plies",
-        r.outcome.ending.describe(),
-        r.opening_plies
-    );
+    info.comment = match r.ballot {
+        Some(b) => format!("{}; ballot {b}", r.outcome.ending.describe()),
+        None => format!(
+            "{}; {} random opening plies",
+            r.outcome.ending.describe(),
+            r.opening_plies
+        ),
+    };
     let result = match r.outcome.winner {
         Some(w) => GameResult::Win(w),
         None => GameResult::Draw,
@@ -364,7 +374,36 @@ pub fn run(args: &MatchArgs) -> Result<()> {
                 .ok_or_else(|| anyhow!("--size must be 4, 6, 8, 10 or 12"))?,
         ),
     };
-    let start = AnyPosition::from_grid(&grid, side);
+    let mut start = AnyPosition::from_grid(&grid, side);
+    let (opening_plies, ballots) = match &args.openings {
+        Openings::Random(plies) => (*plies, Vec::new()),
+        Openings::Deck(spec) => {
+            if args.layout.is_some() || args.board.is_some() || args.size != 8 || side != Side::Bot
+            {
+                return Err(anyhow!(
+                    "--openings {spec}: the deck's ballots start from the 8x8 start with b to move; \
+                     --layout, --board, --size and --side do not apply"
+                ));
+            }
+            let ballots = spec
+                .ballots()
+                .map_err(|e| anyhow!("--openings {spec}: {e}"))?;
+            start = spec.deck().map_err(|e| anyhow!("{e}"))?.start();
+            (0, ballots)
+        }
+    };
+    let games = match (args.games, ballots.len()) {
+        (None, 0) => 20,
+        (None, n) => 2 * n,
+        (Some(g), n) if n > 0 && g > 2 * n => {
+            return Err(anyhow!(
+                "--games {g}: --openings {} has {n} ballots, {} games (two a ballot)",
+                args.openings,
+                2 * n
+            ))
+        }
+        (Some(g), _) => g,
+    };
     // Two engines' tables at once.
     super::common::check_table(args.hash * 2, args.threads_a + args.threads_b)?;
     let spec_a = (
@@ -385,14 +424,18 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     } else {
         open(&spec_b)?
     };
-    let book_a = match args.book_a.as_ref().or(args.book.as_ref()) {
-        Some(spec) => super::common::load_book(spec)?,
-        None => None,
+    let spec_a = args.book_a.as_ref().unwrap_or(&args.book);
+    let spec_b = args.book_b.as_ref().unwrap_or(&args.book);
+    let book_a = super::common::load_book(spec_a)?;
+    let book_b = if spec_b == spec_a {
+        book_a.clone()
+    } else {
+        super::common::load_book(spec_b)?
     };
-    let book_b = match args.book_b.as_ref().or(args.book.as_ref()) {
-        Some(spec) if Some(spec) == args.book_a.as_ref().or(args.book.as_ref()) => book_a.clone(),
-        Some(spec) => super::common::load_book(spec)?,
-        None => None,
+    let book_tag = |spec: &str| match BookSpec::parse(spec) {
+        BookSpec::Builtin => None,
+        BookSpec::Off => Some("nobook"),
+        BookSpec::File(_) => Some("book"),
     };
     let mut a = player(
         &PlayerArgs {
@@ -408,6 +451,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             search: args.search_a.clone(),
             egdb: egdb_a,
             book: book_a,
+            book_tag: book_tag(spec_a),
         },
         args.hash,
     )?;
@@ -425,6 +469,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             search: args.search_b.clone(),
             egdb: egdb_b,
             book: book_b,
+            book_tag: book_tag(spec_b),
         },
         args.hash,
     )?;
@@ -450,9 +495,10 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         }
     }
     let opts = MatchOptions {
-        games: args.games,
+        games,
         start,
-        opening_plies: args.openings,
+        opening_plies,
+        ballots,
         seed: args.seed,
         max_plies: args.max_plies,
         ponder_a: args.ponder_a,
@@ -471,13 +517,23 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         )),
         None => None,
     };
+    let openings = match &args.openings {
+        Openings::Random(plies) => format!("{plies} random opening plies"),
+        Openings::Deck(spec) => format!("openings {spec} ({} ballots)", opts.ballots.len()),
+    };
     println!(
-        "match: {} vs {}, {} games from {} ({} to move), {} random opening plies, seed {}, cap {} plies",
-        a.name, b.name, args.games, start.to_line(), side, args.openings, args.seed, args.max_plies
+        "match: {} vs {}, {} games from {} ({} to move), {openings}, seed {}, cap {} plies",
+        a.name,
+        b.name,
+        games,
+        start.to_line(),
+        start.side(),
+        args.seed,
+        args.max_plies
     );
     let mut write_error = None;
     let (stats, _) = run_match(&a, &b, &opts, &mut |r, s| {
-        println!("{}", progress_line(r, s, &a.name, &b.name, args.games));
+        println!("{}", progress_line(r, s, &a.name, &b.name, games));
         if let Some(w) = pdn.as_mut() {
             if let Err(e) = w.write_all(record_text(r, &a.name, &b.name).as_bytes()) {
                 write_error.get_or_insert(e);

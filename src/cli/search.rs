@@ -9,6 +9,8 @@ use std::time::Duration;
 
 /// Arguments of `search`.
 #[derive(Args, Debug)]
+// The opening book is on by default here (`--book off` to search every position).
+#[command(mut_arg("book", |a| a.default_value("builtin")))]
 pub struct SearchArgs {
     #[command(flatten)]
     pos: PositionArgs,

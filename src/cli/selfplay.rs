@@ -30,9 +30,12 @@ pub struct SelfPlayArgs {
     /// Nodes searched per move.
     #[arg(long, default_value_t = 5000)]
     nodes: u64,
-    /// Random plies at the start of each game (after the book's line with --book).
-    #[arg(long, default_value_t = 6)]
-    openings: usize,
+    /// The games' openings: a number of random plies at the start of each game (after the book's
+    /// line with --book), or a deck of ballots, `acf3` or `acf3:A-B` (8x8): game g starts with
+    /// the deck's ballot g modulo its size, then the book's line with --book (vary it with
+    /// --book-margin: at a node budget the same ballot otherwise gives the same game).
+    #[arg(long, default_value = "6", value_parser = super::common::openings_arg)]
+    openings: super::common::Openings,
     /// Start every game on a line of this opening book (`builtin` or a file; default `off`):
     /// the book's moves chosen at random within --book-margin of the best, then --openings
     /// random plies. The data then holds the openings strong players play, varied.
@@ -88,13 +91,30 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
             "--adjudicate takes a margin in hundredths of a man above 0, e.g. 300; got {m}"
         ));
     }
+    let (opening_plies, ballots) = match &args.openings {
+        super::common::Openings::Random(n) => (*n, Vec::new()),
+        super::common::Openings::Deck(spec) => {
+            if size != BoardSize::S8 {
+                return Err(anyhow!(
+                    "--openings {spec}: the deck is for 8x8, not --size {}",
+                    args.size
+                ));
+            }
+            (
+                0,
+                spec.ballots()
+                    .map_err(|e| anyhow!("--openings {spec}: {e}"))?,
+            )
+        }
+    };
     let cfg = SelfPlay {
         size,
         games: args.games,
         shard: parse_shard(&args.shard)?,
         seed: args.seed,
         nodes: args.nodes,
-        opening_plies: args.openings,
+        opening_plies,
+        ballots,
         book: match BookSpec::parse(&args.book).load()? {
             Some(book) => {
                 book.check_size(size)?;

@@ -150,6 +150,7 @@ mod tests {
             seed: 11,
             nodes: 200,
             opening_plies: 2,
+            ballots: Vec::new(),
             book: None,
             book_margin: 0,
             max_plies: 80,

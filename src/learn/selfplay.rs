@@ -1,4 +1,5 @@
-//! Self-play: the engine plays itself from seeded random openings at a node budget per move, and
+//! Self-play: the engine plays itself from seeded random openings (or a deck's ballots, then the
+//! book's lines) at a node budget per move, and
 //! every quiet position of every game (no capture pending for the side to move) becomes a training
 //! [`Record`] with the game's result and the search score.
 //!
@@ -14,6 +15,7 @@ use crate::rng::Rng;
 use crate::rules::any_size::AnyPosition;
 use crate::rules::game::{Game, Status};
 use crate::rules::geometry::BoardSize;
+use crate::rules::openings::Ballot;
 use crate::rules::position::Side;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -33,6 +35,12 @@ pub struct SelfPlay {
     pub nodes: u64,
     /// Random plies at the start of each game (after the book's, if there is a book).
     pub opening_plies: usize,
+    /// Fixed openings (a deck's ballots, 8x8): when not empty, game `g` starts with
+    /// `ballots[g % len]` from the 8x8 start (b to move), then follows the book (if any), then
+    /// the random plies. Each ballot is played once in every `len` games; with a node budget the
+    /// engine is deterministic, so games beyond the first `len` differ only through the book's
+    /// random choices (`book` with a margin) or random plies.
+    pub ballots: Vec<Ballot>,
     /// A book whose lines start the games: from the start position each game follows the book,
     /// choosing at random (with the game's seed) among the moves within [`SelfPlay::book_margin`]
     /// of the best, until it leaves the book; the random plies come after. The data then holds
@@ -74,9 +82,19 @@ fn game_seed(seed: u64, index: usize) -> u64 {
     seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// The game's start: the book's line (when the run has a book), then the random plies.
-fn opening(run: &SelfPlay, first: Side, rng: &mut Rng) -> Game {
-    let mut game = Game::new(AnyPosition::initial(run.size, first));
+/// The game's start: the ballot (when the run has a deck), the book's line (when it has a
+/// book), then the random plies.
+fn opening(run: &SelfPlay, index: usize, first: Side, rng: &mut Rng) -> Game {
+    let mut game = if run.ballots.is_empty() {
+        Game::new(AnyPosition::initial(run.size, first))
+    } else {
+        let ballot = &run.ballots[index % run.ballots.len()];
+        let mut game = Game::new(AnyPosition::initial(BoardSize::S8, Side::Bot));
+        for m in &ballot.moves {
+            game.play(m);
+        }
+        game
+    };
     if let Some(book) = &run.book {
         while !game.status().is_over() {
             let Some(pick) = book.choose(game.current(), run.book_margin, Some(&mut *rng)) else {
@@ -106,7 +124,7 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
     } else {
         Side::Player
     };
-    let mut game = opening(run, first, &mut rng);
+    let mut game = opening(run, index, first, &mut rng);
     let limits = Limits {
         nodes: Some(run.nodes),
         ..Limits::default()
@@ -227,6 +245,7 @@ mod tests {
             seed: 5,
             nodes: 300,
             opening_plies: 2,
+            ballots: Vec::new(),
             book: None,
             book_margin: 0,
             max_plies: 120,
@@ -387,7 +406,7 @@ mod tests {
             } else {
                 Side::Player
             };
-            let game = opening(run, first, &mut rng);
+            let game = opening(run, g, first, &mut rng);
             let mut replay = Game::new(AnyPosition::initial(run.size, first));
             let mut in_book = 0;
             for mv in game.moves() {
@@ -427,5 +446,29 @@ mod tests {
             }
         }
         assert!(distinct.len() >= 3, "{} distinct lines", distinct.len());
+    }
+
+    /// With a deck, game `g` starts with ballot `g % len` from the 8x8 start (b to move), and
+    /// the random plies follow it.
+    #[test]
+    fn games_start_from_the_decks_ballots_in_turn() {
+        let spec: crate::rules::openings::DeckSpec = "acf3:10-12".parse().expect("spec");
+        let ballots = spec.ballots().expect("ballots");
+        let run = SelfPlay {
+            size: BoardSize::S8,
+            ballots: ballots.clone(),
+            opening_plies: 1,
+            ..small()
+        };
+        for g in 0..5 {
+            let mut rng = Rng::new(game_seed(run.seed, g));
+            let game = opening(&run, g, Side::Player, &mut rng);
+            let b = &ballots[g % 3];
+            assert_eq!(game.moves()[..3], b.moves[..], "game {g}");
+            assert_eq!(game.plies(), 4, "the ballot, then one random ply");
+        }
+        let mut engine = Engine::new(run.engine.clone());
+        let data = play_game(&run, &mut engine, 1);
+        assert!(data.plies > 4 && !data.records.is_empty());
     }
 }

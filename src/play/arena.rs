@@ -3,9 +3,12 @@
 //! moves so that the games differ; the statistics add up to a table with wins, losses, draws, an Elo
 //! difference with its 95% error margin, and the engines' search figures.
 //!
-//! Games are played in pairs: games 1 and 2 start with the same random opening, and in game 1 player
-//! A moves first, in game 2 player B does. Games are adjudicated by [`Game::status`] (no legal move
-//! loses, threefold repetition and the no-progress rule draw) and drawn at a ply cap.
+//! Games are played in pairs: games 1 and 2 start with the same opening, and in game 1 player A
+//! moves first, in game 2 player B does. The opening is either random plies or the next ballot of a
+//! deck ([`MatchOptions::ballots`], e.g. the ACF 3-move deck of [`crate::rules::openings`]); with a
+//! deck the table also counts each player's losses with the side that made the ballot's first move
+//! and with the other. Games are adjudicated by [`Game::status`] (no legal move loses, threefold
+//! repetition and the no-progress rule draw) and drawn at a ply cap.
 //!
 //! ```
 //! use checkersbot::play::arena::{run_match, MatchOptions, PlayerKind, PlayerSpec};
@@ -39,6 +42,7 @@ use crate::play::student::Student;
 use crate::rng::Rng;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::game::{Game, Status};
+use crate::rules::openings::Ballot;
 use crate::rules::position::Side;
 use std::fmt;
 use std::fmt::Write as _;
@@ -87,8 +91,12 @@ pub struct MatchOptions {
     /// The starting position, with the side that moves first.
     pub start: AnyPosition,
     /// Random plies played from the start before the players take over (0 = every game pair
-    /// starts from `start`).
+    /// starts from `start`); not used when `ballots` is not empty.
     pub opening_plies: usize,
+    /// Fixed openings, e.g. a deck's ballots: when not empty, game pair `k` (games `2k+1` and
+    /// `2k+2`) opens with `ballots[k]` (cycling when there are more pairs), whose moves are played
+    /// from `start` (the deck's start).
+    pub ballots: Vec<Ballot>,
     /// Seed for the openings and the random player.
     pub seed: u64,
     /// A game still going after this many plies (openings included) is drawn.
@@ -111,6 +119,7 @@ impl MatchOptions {
             games: 2,
             start,
             opening_plies: 0,
+            ballots: Vec::new(),
             seed: 1,
             max_plies: 300,
             ponder_a: false,
@@ -163,8 +172,10 @@ pub struct GameRecord {
     pub number: usize,
     /// The position the game started from (before the opening plies).
     pub start: AnyPosition,
-    /// How many of `moves` were the random opening.
+    /// How many of `moves` were the opening (random plies or a ballot).
     pub opening_plies: usize,
+    /// The number of the ballot the game opened with ([`MatchOptions::ballots`]), if any.
+    pub ballot: Option<usize>,
     /// Every ply of the game, the opening included.
     pub moves: Vec<MoveInfo>,
     /// The side player A played.
@@ -321,6 +332,14 @@ pub struct MatchStats {
     pub b: PlayerStats,
     /// Nodes player A searched while pondering ([`MatchOptions::ponder_a`]).
     pub a_ponder_nodes: u64,
+    /// Whether the games opened with fixed openings (a deck's ballots): the table then shows the
+    /// losses by opening side.
+    pub ballots: bool,
+    /// Losses of A and B with the side that made the opening's first move (the side to move at
+    /// the start: a ballot's first mover).
+    pub losses_as_opener: [usize; 2],
+    /// Losses of A and B with the other side.
+    pub losses_as_replier: [usize; 2],
 }
 
 impl MatchStats {
@@ -354,6 +373,15 @@ impl MatchStats {
             self.b_wins += 1;
         } else {
             self.draws += 1;
+        }
+        if let Some(winner) = record.outcome.winner {
+            let loser = winner.opponent();
+            let who = usize::from(loser != record.a_side);
+            if loser == record.start.side() {
+                self.losses_as_opener[who] += 1;
+            } else {
+                self.losses_as_replier[who] += 1;
+            }
         }
     }
 
@@ -412,6 +440,20 @@ impl MatchStats {
                 s.max_time.as_millis()
             );
         }
+        if self.ballots {
+            let decisive = self.a_wins + self.b_wins;
+            let opener_lost = self.losses_as_opener[0] + self.losses_as_opener[1];
+            let _ = writeln!(
+                out,
+                "losses by opening side: {a_name} {} with the side that made the ballot's first move, {} with the other; \
+                 {b_name} {} and {}; the first mover won {} of {decisive} decisive games",
+                self.losses_as_opener[0],
+                self.losses_as_replier[0],
+                self.losses_as_opener[1],
+                self.losses_as_replier[1],
+                decisive - opener_lost,
+            );
+        }
         if self.a_ponder_nodes > 0 {
             let _ = writeln!(
                 out,
@@ -442,8 +484,11 @@ pub fn progress_line(
         Some(w) if w == record.a_side => format!("{a_name} wins as {w}"),
         Some(w) => format!("{b_name} wins as {w}"),
     };
+    let ballot = record
+        .ballot
+        .map_or_else(String::new, |b| format!(" (ballot {b})"));
     format!(
-        "game {}/{}: {first} first vs {second}: {result} ({}, {} plies); {a_name} {}-{}-{} {b_name}",
+        "game {}/{}{ballot}: {first} first vs {second}: {result} ({}, {} plies); {a_name} {}-{}-{} {b_name}",
         record.number,
         total,
         record.outcome.ending.describe(),
@@ -614,14 +659,24 @@ pub fn run_match(
     on_game: &mut dyn FnMut(&GameRecord, &MatchStats),
 ) -> (MatchStats, Vec<GameRecord>) {
     let mut players = [Player::of(a), Player::of(b)];
-    let mut stats = MatchStats::default();
+    let mut stats = MatchStats {
+        ballots: !opts.ballots.is_empty(),
+        ..MatchStats::default()
+    };
     let mut records = Vec::with_capacity(opts.games);
     let mut opening_rng = Rng::new(opts.seed);
     let mut play_rng = Rng::new(opts.seed ^ 0xA5A5_5A5A_0F0F_F0F0);
     let mut opening = Vec::new();
+    let mut ballot = None;
     for g in 0..opts.games {
         if g % 2 == 0 {
-            opening = random_opening(&opts.start, opts.opening_plies, &mut opening_rng);
+            if opts.ballots.is_empty() {
+                opening = random_opening(&opts.start, opts.opening_plies, &mut opening_rng);
+            } else {
+                let b = &opts.ballots[(g / 2) % opts.ballots.len()];
+                opening = b.moves.clone();
+                ballot = Some(b.number);
+            }
         }
         let first = opts.start.side();
         let a_side = if g % 2 == 0 { first } else { first.opponent() };
@@ -695,6 +750,7 @@ pub fn run_match(
             number: g + 1,
             start: opts.start,
             opening_plies: opening.len(),
+            ballot,
             moves: game.moves().to_vec(),
             a_side,
             outcome,
@@ -788,6 +844,51 @@ mod tests {
         assert_eq!(games[0].moves[..4], games[1].moves[..4]);
         assert_ne!(games[0].moves[..4], games[2].moves[..4]);
         assert!(games.iter().all(|g| g.moves.len() <= 40));
+    }
+
+    /// A range of the ACF deck plays each ballot twice, colours swapped, in order; the table
+    /// counts every loss once, by the side the loser had.
+    #[test]
+    fn a_deck_range_plays_each_ballot_twice_with_colours_swapped() {
+        let spec: crate::rules::openings::DeckSpec = "acf3:5-7".parse().expect("spec");
+        let deck = spec.deck().expect("deck");
+        let ballots = spec.ballots().expect("ballots");
+        let random = PlayerSpec {
+            name: "r".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 2 * ballots.len(),
+            ballots: ballots.clone(),
+            opening_plies: 4,
+            max_plies: 200,
+            seed: 3,
+            ..MatchOptions::new(deck.start())
+        };
+        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| {});
+        assert_eq!(games.len(), 6);
+        let numbers: Vec<Option<usize>> = games.iter().map(|g| g.ballot).collect();
+        assert_eq!(numbers, [5, 5, 6, 6, 7, 7].map(Some));
+        for (g, record) in games.iter().enumerate() {
+            let b = &ballots[g / 2];
+            assert_eq!(record.opening_plies, 3);
+            assert_eq!(record.moves[..3], b.moves[..], "game {}", g + 1);
+            let a_first = record.a_side == Side::Bot;
+            assert_eq!(a_first, g % 2 == 0);
+        }
+        assert!(stats.ballots);
+        let losses: usize = stats.losses_as_opener.iter().sum::<usize>()
+            + stats.losses_as_replier.iter().sum::<usize>();
+        assert_eq!(losses, stats.a_wins + stats.b_wins);
+        let a_losses = stats.losses_as_opener[0] + stats.losses_as_replier[0];
+        assert_eq!(a_losses, stats.b_wins);
+        let table = stats.table("r1", "r2");
+        assert!(table.contains("losses by opening side: r1 "), "{table}");
+        let line = progress_line(&games[2], &stats, "r1", "r2", 6);
+        assert!(
+            line.starts_with("game 3/6 (ballot 6): r1 first vs r2"),
+            "{line}"
+        );
     }
 
     #[test]

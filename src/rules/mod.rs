@@ -10,6 +10,7 @@
 //! - [`notation`]: moves in coordinate notation (`E5 C3 A1`);
 //! - [`fen`]: draughts FEN positions;
 //! - [`pdn`]: game records;
+//! - [`openings`]: opening decks (the ACF 3-move ballots) as data;
 //! - [`any_size`]: a position of any board size behind one type, for the layers above;
 //! - [`game`]: a game's moves, undo and draw rules.
 
@@ -21,6 +22,7 @@ pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
+pub mod openings;
 pub mod pdn;
 pub mod position;
 pub mod zobrist;

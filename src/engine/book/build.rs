@@ -1,25 +1,50 @@
-//! Building a book by drop-out expansion from the program's own deep searches.
+//! Building a book by drop-out expansion from the program's own deep searches, from one or more
+//! roots, and growing a book already built.
 //!
-//! Every position of the book has been searched with the build's budget ([`BuildConfig::limits`]);
-//! a position is *expanded* by searching every position its legal moves lead to. The value of an
-//! expanded position is the best of its moves' values (minimax over the book below it); a leaf's
-//! is its own search's. Which leaf to expand next: the one whose path from the start costs least,
-//! a path's cost being the sum, over its moves, of how much worse the move is than the best move
-//! there (its *drop*, for whichever side plays it) plus a penalty per ply. The best line costs only
-//! its penalties, so it grows deepest; a line with a small misstep grows a little less, a blunder
-//! much less. That is the lines a strong opponent or a person is likely to play.
+//! Every position of the book has been searched once ([`BuildConfig::limits`]; its record keeps
+//! the depth reached and the node budget); a position is *expanded* by searching every position
+//! its legal moves lead to. The value of an expanded position is the best of its moves' values
+//! (minimax over the book below it); a leaf's is its own search's. A position is never searched
+//! again: an existing record keeps its own value, and only gains moves valued from deeper in the
+//! book when it is expanded.
 //!
-//! Each round takes the [`BuildConfig::batch`] cheapest leaves and searches their new children in
-//! parallel, one search per thread, each with a fresh table and a node budget, so that a build with
-//! a node budget gives the same book whatever the number of threads. Positions are keyed and
-//! searched in their canonical form ([`super::canonical`]).
+//! **Which leaf next.** The book grows from its *roots* ([`BuildConfig::roots`]: the start
+//! position, and for 8x8 the ballots of the ACF 3-move deck), each with a starting cost. A path's
+//! cost is its root's starting cost plus, over its moves, how much worse the move is than the best
+//! move there (its *drop*, for whichever side plays it) plus a penalty per ply; a position's cost
+//! is that of its cheapest path from any root. Each round expands the [`BuildConfig::batch`]
+//! cheapest leaves. The best line of every root costs only its penalties, so it grows deepest; a
+//! line with a small misstep grows a little less, a blunder much less: the lines a strong
+//! opponent or a person is likely to play.
+//!
+//! **Sharing the budget between roots.** With equal starting costs (the default, 0) the roots share
+//! the expansion by cost level, not by count: every root's tree is grown to the same cost before
+//! any grows further, so each ballot gets the same depth of near-best lines whatever the others
+//! need; a root whose best lines are forced grows deeper than one with many near-equal moves, for
+//! the same cost. A larger starting cost for a root delays it by that many hundredths of a man
+//! (e.g. to favour the start position's own lines). Positions shared between roots (transpositions,
+//! or a ballot reached from the start) are one record, at their cheapest cost.
+//!
+//! **Searches.** Each is a fresh engine table and one thread with a node budget, so that a book
+//! depends on its settings and not on the machine, the load or the number of threads: searches run
+//! side by side ([`BuildConfig::threads`]) in groups of that many, and their results are added in
+//! the order of the round's list.
+//!
+//! **Stopping and resuming.** `stop` (a signal) aborts the searches under way, whose results are
+//! dropped; the time limit is checked between groups of searches. Either can end a build in the
+//! middle of a round: the positions searched so far stay in the book, unlinked, and the round's
+//! leaves are marked ([`super::Entry::pending`]). The book is saved then, and every
+//! [`BuildConfig::save_every`] between groups, atomically, so that a file is always consistent.
+//! The next build finishes the marked round first (the cheapest leaves are the same ones: the new
+//! records are not linked into the tree until the round ends), then goes on: a build interrupted
+//! and resumed at the same settings gives the same book as one run straight through.
 
 use super::{canonical, turn_move, value_of, Book, BookError, BookMove, Entry};
-use crate::engine::{Engine, EngineConfig, Limits};
+use crate::engine::{Engine, EngineConfig, Limits, StopReason};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::position::Side;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -38,37 +63,55 @@ pub struct BuildConfig {
     pub threads: usize,
     /// Leaves expanded per round (the book does not depend on `threads`, it does on this).
     pub batch: usize,
-    /// Stop once the book has this many positions.
+    /// Stop once the book has this many positions (checked between rounds).
     pub max_positions: Option<usize>,
-    /// Stop after this long (checked between rounds).
+    /// Stop after this long (checked between searches).
     pub time: Option<Duration>,
-    /// Leaves deeper than this many plies are not expanded.
+    /// Leaves deeper than this many plies from their root are not expanded.
     pub max_ply: u32,
     /// Save at least this often.
     pub save_every: Duration,
+    /// The positions the book grows from, each with its starting cost in hundredths of a man
+    /// (see the module documentation); the first is the one whose best line
+    /// [`Progress::best_line`] shows. Empty: the start position of the book's size, at 0.
+    pub roots: Vec<(AnyPosition, u64)>,
 }
 
-/// Progress of a build, reported after each round.
+/// Progress of a build, reported after each group of searches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     /// Positions in the book.
     pub positions: usize,
+    /// Positions added in this run.
+    pub added: usize,
     /// Expanded positions.
     pub expanded: usize,
-    /// The deepest ply of the book.
+    /// Plies of the first root's best line through the book.
     pub depth: u32,
-    /// The start position's value (its best line's).
+    /// The first root's value (its best line's).
     pub best_value: i32,
-    /// The best line as far as the book goes.
+    /// The first root's best line as far as the book goes (in the root's own coordinates).
     pub best_line: Vec<MoveInfo>,
+    /// Plies of the best line of each other root (the deck's ballots): the least.
+    pub roots_min_plies: u32,
+    /// The same: the mean.
+    pub roots_mean_plies: f64,
+    /// The other roots that are expanded.
+    pub roots_expanded: usize,
+    /// The other roots.
+    pub roots_other: usize,
     /// Searches in this run.
     pub searches: u64,
-    /// Average search depth in this run.
+    /// Average depth of this run's searches.
     pub search_depth: f64,
     /// Searches per second in this run.
     pub rate: f64,
     /// Time of this run.
     pub elapsed: Duration,
+    /// Searches of the round under way done so far.
+    pub round_done: usize,
+    /// Searches of the round under way in all.
+    pub round_total: usize,
 }
 
 /// Why a build ended.
@@ -82,6 +125,32 @@ pub enum BuildEnd {
     Stopped,
     /// No leaf left to expand (all beyond the ply limit or lost).
     Exhausted,
+}
+
+/// CPU time of this process so far (user and system, every thread); `None` where the system does
+/// not say.
+pub fn process_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        // SAFETY: `usage` is a plain C struct filled in by getrusage; it is only read after the
+        // call returned success.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+                return None;
+            }
+            usage
+        };
+        let tv = |t: libc::timeval| {
+            Duration::from_secs(t.tv_sec.max(0) as u64)
+                + Duration::from_micros(t.tv_usec.max(0) as u64)
+        };
+        Some(tv(usage.ru_utime) + tv(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// The state of a build: the book and, for each expanded position, its moves and where they lead.
@@ -159,14 +228,25 @@ impl Tree<'_> {
         }
     }
 
-    /// The cheapest `k` leaves to expand, cheapest first, and the deepest ply reached.
-    fn leaves(&self, root: usize, val: &[i32], penalty: u32, max_ply: u32, k: usize) -> Vec<usize> {
+    /// The cheapest `k` leaves to expand from `roots` (record, starting cost), cheapest first.
+    fn leaves(
+        &self,
+        roots: &[(usize, u64)],
+        val: &[i32],
+        penalty: u32,
+        max_ply: u32,
+        k: usize,
+    ) -> Vec<usize> {
         let n = self.book.len();
         let mut cost = vec![u64::MAX; n];
         let mut ply = vec![0u32; n];
         let mut heap = BinaryHeap::new();
-        cost[root] = 0;
-        heap.push(Reverse((0u64, root)));
+        for &(r, c) in roots {
+            if c < cost[r] {
+                cost[r] = c;
+                heap.push(Reverse((c, r)));
+            }
+        }
         let mut out = Vec::new();
         while let Some(Reverse((c, i))) = heap.pop() {
             if c > cost[i] {
@@ -195,7 +275,7 @@ impl Tree<'_> {
         out
     }
 
-    /// The best line from the root through the book, in the start position's coordinates.
+    /// The best line from `root` through the book, in the root's own coordinates.
     fn best_line(&self, root: usize, val: &[i32]) -> Vec<MoveInfo> {
         let mut line = Vec::new();
         let mut i = root;
@@ -218,36 +298,50 @@ impl Tree<'_> {
     }
 }
 
-/// Searches a canonical position and makes its leaf record.
-fn search_leaf(engine: &mut Engine, pos: &AnyPosition, limits: &Limits) -> Entry {
+/// A canonical position's search: its leaf record, and whether the search ran to its limit (not
+/// stopped from outside).
+fn search_leaf(
+    engine: &mut Engine,
+    pos: &AnyPosition,
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> (Entry, bool) {
     engine.new_game();
-    let never = AtomicBool::new(false);
-    let r = engine.search_excluding(pos, &[], limits, &[], &never, &mut |_| {});
+    let r = engine.search_excluding(pos, &[], limits, &[], stop, &mut |_| {});
     let value = value_of(r.info.score.0);
     let moves = r
         .best
         .map(|mv| vec![BookMove { mv, value }])
         .unwrap_or_default();
-    Entry {
+    let entry = Entry {
         position: *pos,
         value,
         depth: r.info.depth.min(255) as u8,
+        nodes: limits.nodes.unwrap_or(0),
         expanded: moves.is_empty(),
+        pending: false,
         moves,
-    }
+    };
+    (entry, r.reason != StopReason::Stopped)
 }
 
-/// Searches positions side by side, one engine per thread; the results in the input's order.
-fn search_all(engines: &mut [Engine], positions: &[AnyPosition], limits: &Limits) -> Vec<Entry> {
+/// Searches positions side by side, one engine per thread; the results in the input's order, cut
+/// before the first search that `stop` interrupted.
+fn search_all(
+    engines: &mut [Engine],
+    positions: &[AnyPosition],
+    limits: &Limits,
+    stop: &AtomicBool,
+) -> Vec<Entry> {
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<Entry>>> = Mutex::new(vec![None; positions.len()]);
+    let out: Mutex<Vec<Option<(Entry, bool)>>> = Mutex::new(vec![None; positions.len()]);
     std::thread::scope(|scope| {
         for engine in engines.iter_mut() {
             let (next, out) = (&next, &out);
             scope.spawn(move || loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(pos) = positions.get(k) else { break };
-                let e = search_leaf(engine, pos, limits);
+                let e = search_leaf(engine, pos, limits, stop);
                 if let Ok(mut o) = out.lock() {
                     o[k] = Some(e);
                 }
@@ -257,13 +351,42 @@ fn search_all(engines: &mut [Engine], positions: &[AnyPosition], limits: &Limits
     out.into_inner()
         .unwrap_or_default()
         .into_iter()
-        .flatten()
+        .map_while(|r| r.filter(|(_, complete)| *complete).map(|(e, _)| e))
         .collect()
+}
+
+/// What a build has done in this run, for the progress reports and the build record.
+struct Run {
+    start: Instant,
+    cpu0: Option<Duration>,
+    seconds0: u64,
+    cpu_seconds0: u64,
+    searches0: u64,
+    searches: u64,
+    depth_sum: u64,
+    positions0: usize,
+    last_save: Instant,
+}
+
+impl Run {
+    /// Writes this run's time, compute and searches into the book's record.
+    fn record(&self, book: &mut Book, threads: usize) {
+        let elapsed = self.start.elapsed();
+        // Without the system's CPU time, the searches' threads are counted as busy throughout.
+        let cpu = match (self.cpu0, process_cpu_time()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => elapsed * threads as u32,
+        };
+        let info = book.info_mut();
+        info.searches = self.searches0 + self.searches;
+        info.seconds = self.seconds0 + elapsed.as_secs();
+        info.cpu_seconds = self.cpu_seconds0 + cpu.as_secs();
+    }
 }
 
 /// Builds or extends `book` (of the size it is for) until a limit in `cfg`, `stop`, or no leaf is
 /// left; `save` is called at least every [`BuildConfig::save_every`] and at the end with the
-/// book's moves up to date, `on_progress` after every round.
+/// book's moves up to date, `on_progress` after every group of searches.
 pub fn build(
     book: &mut Book,
     cfg: &BuildConfig,
@@ -271,30 +394,36 @@ pub fn build(
     save: &mut dyn FnMut(&Book) -> Result<(), BookError>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<BuildEnd, BookError> {
-    let start = Instant::now();
-    let seconds0 = book.info().seconds;
-    let searches0 = book.info().searches;
+    let mut run = Run {
+        start: Instant::now(),
+        cpu0: process_cpu_time(),
+        seconds0: book.info().seconds,
+        cpu_seconds0: book.info().cpu_seconds,
+        searches0: book.info().searches,
+        searches: 0,
+        depth_sum: 0,
+        positions0: book.len(),
+        last_save: Instant::now(),
+    };
+    let threads = cfg.threads.max(1);
     let mut engine_cfg = cfg.engine.clone();
     engine_cfg.threads = 1;
     engine_cfg.seed = None;
-    let mut engines: Vec<Engine> = (0..cfg.threads.max(1))
+    let mut engines: Vec<Engine> = (0..threads)
         .map(|_| Engine::new(engine_cfg.clone()))
         .collect();
-    let root_pos = canonical(&AnyPosition::initial(book.size(), Side::Player)).0;
+    let roots: Vec<(AnyPosition, u64)> = if cfg.roots.is_empty() {
+        vec![(AnyPosition::initial(book.size(), Side::Player), 0)]
+    } else {
+        cfg.roots.clone()
+    };
+    let roots: Vec<(AnyPosition, u64)> = roots
+        .into_iter()
+        .map(|(p, c)| (canonical(&p).0, c))
+        .collect();
     let mut tree = Tree {
         book,
         children: Vec::new(),
-    };
-    let root = match tree.book.find_canonical(&root_pos) {
-        Some(r) => r,
-        None => {
-            let e = search_all(&mut engines[..1], &[root_pos], &cfg.limits);
-            tree.book.info_mut().searches += 1;
-            let Some(e) = e.into_iter().next() else {
-                return Ok(BuildEnd::Stopped);
-            };
-            tree.book.insert(e).unwrap_or_else(|i| i)
-        }
     };
     tree.children = vec![Vec::new(); tree.book.len()];
     for i in 0..tree.book.len() {
@@ -302,82 +431,226 @@ pub fn build(
             tree.link(i);
         }
     }
-    let mut searches = 0u64;
-    let mut depth_sum = 0u64;
-    let mut last_save = Instant::now();
-    let end = loop {
-        let val = tree.values();
-        if stop.load(Ordering::Relaxed) {
-            break BuildEnd::Stopped;
+    let timed_out = |run: &Run| cfg.time.is_some_and(|t| run.start.elapsed() >= t);
+    // The roots the book does not hold yet are searched first (round 0).
+    let mut missing = Vec::new();
+    let mut seen = HashSet::new();
+    for (p, _) in &roots {
+        if tree.book.find_canonical(p).is_none() && seen.insert(*p) {
+            missing.push(*p);
         }
-        if cfg.time.is_some_and(|t| start.elapsed() >= t) {
-            break BuildEnd::Time;
-        }
-        if cfg.max_positions.is_some_and(|m| tree.book.len() >= m) {
-            break BuildEnd::Positions;
-        }
-        let leaves = tree.leaves(root, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
-        if leaves.is_empty() {
-            break BuildEnd::Exhausted;
-        }
-        let mut todo: Vec<AnyPosition> = Vec::new();
-        let mut seen: HashMap<u64, ()> = HashMap::new();
-        for &leaf in &leaves {
-            for (_, next) in tree.book.entry(leaf).position.successors() {
-                let c = canonical(&next).0;
-                if tree.book.find_canonical(&c).is_none() && seen.insert(c.hash_key(), ()).is_none()
-                {
-                    todo.push(c);
+    }
+    let mut end = None;
+    if !missing.is_empty() {
+        end = search_round(
+            &mut tree,
+            &mut engines,
+            &missing,
+            cfg,
+            stop,
+            &mut run,
+            &roots,
+            save,
+            on_progress,
+            &timed_out,
+        )?;
+    }
+    let end = match end {
+        Some(end) => end,
+        None => loop {
+            let val = tree.values();
+            let root_ids = root_ids(&tree, &roots);
+            let pending: Vec<usize> = (0..tree.book.len())
+                .filter(|&i| tree.book.entry(i).pending)
+                .collect();
+            if pending.is_empty() {
+                if stop.load(Ordering::Relaxed) {
+                    break BuildEnd::Stopped;
+                }
+                if timed_out(&run) {
+                    break BuildEnd::Time;
+                }
+                if cfg.max_positions.is_some_and(|m| tree.book.len() >= m) {
+                    break BuildEnd::Positions;
                 }
             }
+            let mut leaves =
+                tree.leaves(&root_ids, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
+            if !pending.is_empty() {
+                // A round a stopped build began: the same leaves (its new records are not linked
+                // yet), unless the settings changed, when the marked ones are taken as they are.
+                let mut sorted = leaves.clone();
+                sorted.sort_unstable();
+                if sorted != pending {
+                    leaves = pending;
+                }
+            }
+            if leaves.is_empty() {
+                break BuildEnd::Exhausted;
+            }
+            for &leaf in &leaves {
+                tree.book.entry_mut(leaf).pending = true;
+            }
+            let mut todo: Vec<AnyPosition> = Vec::new();
+            let mut seen = HashSet::new();
+            for &leaf in &leaves {
+                for (_, next) in tree.book.entry(leaf).position.successors() {
+                    let c = canonical(&next).0;
+                    if tree.book.find_canonical(&c).is_none() && seen.insert(c) {
+                        todo.push(c);
+                    }
+                }
+            }
+            if let Some(end) = search_round(
+                &mut tree,
+                &mut engines,
+                &todo,
+                cfg,
+                stop,
+                &mut run,
+                &roots,
+                save,
+                on_progress,
+                &timed_out,
+            )? {
+                break end;
+            }
+            for &leaf in &leaves {
+                let e = tree.book.entry_mut(leaf);
+                e.expanded = true;
+                e.pending = false;
+                tree.link(leaf);
+            }
+            report(&tree, &roots, &run, 0, 0, on_progress);
+            maybe_save(&mut tree, &mut run, cfg, threads, save, false)?;
+        },
+    };
+    maybe_save(&mut tree, &mut run, cfg, threads, save, true)?;
+    Ok(end)
+}
+
+/// The records of the roots (those in the book) with their starting costs.
+fn root_ids(tree: &Tree<'_>, roots: &[(AnyPosition, u64)]) -> Vec<(usize, u64)> {
+    roots
+        .iter()
+        .filter_map(|(p, c)| tree.book.find_canonical(p).map(|i| (i, *c)))
+        .collect()
+}
+
+/// Searches `todo` in groups of `threads`, adding each group's records in order; `Some(end)` when
+/// `stop` or the time limit ended the round before its last search.
+#[allow(clippy::too_many_arguments)]
+fn search_round(
+    tree: &mut Tree<'_>,
+    engines: &mut [Engine],
+    todo: &[AnyPosition],
+    cfg: &BuildConfig,
+    stop: &AtomicBool,
+    run: &mut Run,
+    roots: &[(AnyPosition, u64)],
+    save: &mut dyn FnMut(&Book) -> Result<(), BookError>,
+    on_progress: &mut dyn FnMut(&Progress),
+    timed_out: &dyn Fn(&Run) -> bool,
+) -> Result<Option<BuildEnd>, BookError> {
+    let threads = engines.len();
+    for (g, group) in todo.chunks(threads).enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(Some(BuildEnd::Stopped));
         }
-        let found = search_all(&mut engines, &todo, &cfg.limits);
-        searches += found.len() as u64;
+        if timed_out(run) {
+            return Ok(Some(BuildEnd::Time));
+        }
+        let found = search_all(engines, group, &cfg.limits, stop);
+        let complete = found.len() == group.len();
         for e in found {
-            depth_sum += u64::from(e.depth);
+            run.searches += 1;
+            run.depth_sum += u64::from(e.depth);
             let _ = tree.book.insert(e);
         }
-        for &leaf in &leaves {
-            tree.book.entry_mut(leaf).expanded = true;
-            tree.link(leaf);
+        if !complete {
+            return Ok(Some(BuildEnd::Stopped));
         }
-        let elapsed = start.elapsed();
-        {
-            let info = tree.book.info_mut();
-            info.searches = searches0 + searches;
-            info.seconds = seconds0 + elapsed.as_secs();
+        let done = (g * threads + group.len()).min(todo.len());
+        if done < todo.len() {
+            report(tree, roots, run, done, todo.len(), on_progress);
+            maybe_save(tree, run, cfg, threads, save, false)?;
         }
-        let val = tree.values();
-        let line = tree.best_line(root, &val);
-        let expanded = tree.book.entries().iter().filter(|e| e.expanded).count();
-        on_progress(&Progress {
-            positions: tree.book.len(),
-            expanded,
-            depth: line.len() as u32,
-            best_value: val[root],
-            best_line: line,
-            searches,
-            search_depth: if searches > 0 {
-                depth_sum as f64 / searches as f64
-            } else {
-                0.0
-            },
-            rate: searches as f64 / elapsed.as_secs_f64().max(1e-9),
-            elapsed,
-        });
-        if last_save.elapsed() >= cfg.save_every {
-            tree.refresh_moves(&val);
-            save(tree.book)?;
-            last_save = Instant::now();
-        }
+    }
+    Ok(None)
+}
+
+/// Reports progress.
+fn report(
+    tree: &Tree<'_>,
+    roots: &[(AnyPosition, u64)],
+    run: &Run,
+    round_done: usize,
+    round_total: usize,
+    on_progress: &mut dyn FnMut(&Progress),
+) {
+    let val = tree.values();
+    let ids = root_ids(tree, roots);
+    let (line, best_value) = match ids.first() {
+        Some(&(r, _)) => (tree.best_line(r, &val), val[r]),
+        None => (Vec::new(), 0),
     };
+    let others: Vec<usize> = ids
+        .iter()
+        .skip(1)
+        .map(|&(r, _)| tree.best_line(r, &val).len())
+        .collect();
+    let elapsed = run.start.elapsed();
+    on_progress(&Progress {
+        positions: tree.book.len(),
+        added: tree.book.len().saturating_sub(run.positions0),
+        expanded: tree.book.entries().iter().filter(|e| e.expanded).count(),
+        depth: line.len() as u32,
+        best_value,
+        best_line: line,
+        roots_min_plies: others.iter().min().copied().unwrap_or(0) as u32,
+        roots_mean_plies: if others.is_empty() {
+            0.0
+        } else {
+            others.iter().sum::<usize>() as f64 / others.len() as f64
+        },
+        roots_expanded: ids
+            .iter()
+            .skip(1)
+            .filter(|&&(r, _)| tree.book.entry(r).expanded)
+            .count(),
+        roots_other: others.len(),
+        searches: run.searches,
+        search_depth: if run.searches > 0 {
+            run.depth_sum as f64 / run.searches as f64
+        } else {
+            0.0
+        },
+        rate: run.searches as f64 / elapsed.as_secs_f64().max(1e-9),
+        elapsed,
+        round_done,
+        round_total,
+    });
+}
+
+/// Saves (with the moves and the build record brought up to date) when `force` or when the last
+/// save is [`BuildConfig::save_every`] old.
+fn maybe_save(
+    tree: &mut Tree<'_>,
+    run: &mut Run,
+    cfg: &BuildConfig,
+    threads: usize,
+    save: &mut dyn FnMut(&Book) -> Result<(), BookError>,
+    force: bool,
+) -> Result<(), BookError> {
+    if !force && run.last_save.elapsed() < cfg.save_every {
+        return Ok(());
+    }
     let val = tree.values();
     tree.refresh_moves(&val);
-    let info = tree.book.info_mut();
-    info.searches = searches0 + searches;
-    info.seconds = seconds0 + start.elapsed().as_secs();
+    run.record(tree.book, threads);
     save(tree.book)?;
-    Ok(end)
+    run.last_save = Instant::now();
+    Ok(())
 }
 
 #[cfg(test)]
@@ -400,6 +673,7 @@ mod tests {
             time: None,
             max_ply: 40,
             save_every: Duration::from_secs(3600),
+            roots: Vec::new(),
         }
     }
 
@@ -440,6 +714,8 @@ mod tests {
             };
             assert_eq!(m.value, -child_best);
         }
+        // Every record knows its search's budget; no round is left under way.
+        assert!(one.entries().iter().all(|e| e.nodes == 2_000 && !e.pending));
     }
 
     #[test]
@@ -459,5 +735,29 @@ mod tests {
         assert_eq!(end.ok(), Some(BuildEnd::Positions));
         assert!(book.len() >= 45 && book.len() > n);
         assert_eq!(book.entries(), built(BoardSize::S6, 1, 45).entries());
+    }
+
+    /// Several roots: each is in the book and expanded, at equal cost each grows.
+    #[test]
+    fn every_root_grows() {
+        let start = AnyPosition::initial(BoardSize::S6, Side::Bot);
+        let (_, a) = start.successors().remove(0);
+        let (_, b) = a.successors().remove(0);
+        let mut cfg = config(1_000, 2, 60);
+        cfg.roots = vec![(start, 0), (b, 0)];
+        let mut book = Book::new(BoardSize::S6, BuildInfo::default());
+        let end = build(
+            &mut book,
+            &cfg,
+            &AtomicBool::new(false),
+            &mut |_| Ok(()),
+            &mut |_| {},
+        );
+        assert_eq!(end.ok(), Some(BuildEnd::Positions));
+        for root in [start, b] {
+            let i = book.find_canonical(&canonical(&root).0).expect("root in");
+            assert!(book.entry(i).expanded, "{root}");
+            assert!(book.best_line(&root, 40).len() >= 2, "{root}");
+        }
     }
 }

@@ -12,7 +12,7 @@
 //! [`Score`](crate::engine::Score)). An expanded position lists every legal move with the minimax
 //! value of the book below it; a leaf lists the best move of its own search.
 //!
-//! **File format** (little-endian), version [`VERSION`]:
+//! **File format** (little-endian), version [`VERSION`] (version 1 is still read):
 //!
 //! | bytes | field |
 //! |---|---|
@@ -20,10 +20,11 @@
 //! | 2 | format version |
 //! | 1 | board side (4..12) |
 //! | 1 | reserved, 0 |
-//! | 8 | node budget per position (0: none) |
-//! | 8 | move time per position, ms (0: none) |
+//! | 8 | node budget per position of the latest build (0: none) |
+//! | 8 | move time per position of the latest build, ms (0: none) |
 //! | 4 | drop-out penalty per ply, hundredths of a man |
-//! | 8 | build time, seconds (summed over resumed builds) |
+//! | 8 | build time, wall-clock seconds (summed over the builds that grew the book) |
+//! | 8 | build compute, CPU seconds (summed likewise; version 2 only) |
 //! | 8 | searches made |
 //! | 4 | positions |
 //! | 8 | body length, bytes |
@@ -31,9 +32,10 @@
 //!
 //! The body is one record per position: three bit sets of the playable squares in standard order
 //! (player pieces, bot pieces, kings; `ceil(squares / 8)` bytes each), the position's own search
-//! value (i16), the depth that search reached (u8), flags (u8, bit 0: expanded), the number of
-//! moves (u8), then per move its path length (u8), its path as standard square numbers (u8 each)
-//! and its value (i16).
+//! value (i16), the depth that search reached (u8), flags (u8; bit 0: expanded, bit 1: its
+//! expansion is under way, see [`build`]), the node budget of that search (u64; version 2 only: a
+//! version 1 record takes the header's), the number of moves (u8), then per move its path length
+//! (u8), its path as standard square numbers (u8 each) and its value (i16).
 //!
 //! A file is refused with a [`BookError`] naming the fault: wrong magic, another version, a board
 //! size this program does not have or that is not the one expected, a truncated file or extra
@@ -51,12 +53,16 @@ use std::path::Path;
 
 /// The first eight bytes of a book file.
 pub const MAGIC: [u8; 8] = *b"CBBOOK\r\n";
-/// The format version this program reads and writes.
-pub const VERSION: u16 = 1;
-/// Bytes of the header.
-pub const HEADER_LEN: usize = 8 + 2 + 1 + 1 + 8 + 8 + 4 + 8 + 8 + 4 + 8 + 8;
+/// The format version this program writes.
+pub const VERSION: u16 = 2;
+/// The format versions this program reads.
+pub const READS: [u16; 2] = [1, 2];
+/// Bytes of the header (version 2).
+pub const HEADER_LEN: usize = 8 + 2 + 1 + 1 + 8 + 8 + 4 + 8 + 8 + 8 + 4 + 8 + 8;
+/// Bytes of a version 1 header (no compute field).
+pub const HEADER_LEN_V1: usize = HEADER_LEN - 8;
 
-/// The built-in 8x8 book (see `docs/pending/issue-42-book.md` for how it was built).
+/// The built-in 8x8 book (see `docs/experiments/opening-book.md` for how it was built).
 pub const BUILTIN_8X8: &[u8] = include_bytes!("../../../books/8x8.cbbk");
 
 /// Why a book could not be read or written.
@@ -74,7 +80,7 @@ pub enum BookError {
     #[error("not an opening book (wrong magic)")]
     Magic,
     /// Another format version.
-    #[error("book format version {found}; this program reads version {VERSION}")]
+    #[error("book format version {found}; this program reads versions 1 and 2")]
     Version {
         /// The version in the file.
         found: u16,
@@ -161,8 +167,13 @@ pub struct Entry {
     pub value: i16,
     /// The depth that search completed.
     pub depth: u8,
+    /// The node budget of that search (0: it had a move time instead).
+    pub nodes: u64,
     /// Whether every legal move was searched in the book (else a leaf with its search's move).
     pub expanded: bool,
+    /// Whether a build is expanding it: a build stopped in the middle of a round leaves the
+    /// round's leaves marked, so that the next build finishes that round first.
+    pub pending: bool,
     /// The moves, best first.
     pub moves: Vec<BookMove>,
 }
@@ -176,8 +187,11 @@ pub struct BuildInfo {
     pub movetime_ms: u64,
     /// Drop-out penalty per ply, hundredths of a man.
     pub penalty: u32,
-    /// Build time in seconds, summed over resumed builds.
+    /// Build time in wall-clock seconds, summed over the builds that grew the book.
     pub seconds: u64,
+    /// Build compute in CPU seconds (core-seconds), summed likewise; counted from format
+    /// version 2 on (a version 1 book reads as 0).
+    pub cpu_seconds: u64,
     /// Searches made.
     pub searches: u64,
 }
@@ -442,6 +456,24 @@ impl Book {
         Some(pick.clone())
     }
 
+    /// The book's best line from `pos`: its best move (the first of equals) as long as the
+    /// position is in the book, at most `limit` plies and never through a position twice. Its
+    /// length is how many plies the book covers from `pos` when both sides play its best moves.
+    pub fn best_line(&self, pos: &AnyPosition, limit: usize) -> Vec<MoveInfo> {
+        let mut line = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut pos = *pos;
+        while line.len() < limit && seen.insert(pos) {
+            let Some(m) = self.choose(&pos, 0, None) else {
+                break;
+            };
+            let Some(next) = pos.play(&m.mv) else { break };
+            line.push(m.mv);
+            pos = next;
+        }
+        line
+    }
+
     /// The deepest ply of the book: the longest shortest path from the start position to a
     /// position of the book (0 when only the start is in).
     pub fn max_depth(&self) -> u32 {
@@ -476,8 +508,17 @@ impl Book {
         depth
     }
 
-    /// The book as file bytes.
+    /// The book as file bytes (format [`VERSION`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>, BookError> {
+        self.encode(VERSION)
+    }
+
+    /// The book as file bytes of format `version` (1 or 2; version 1 drops the compute and the
+    /// records' node budgets).
+    pub fn encode(&self, version: u16) -> Result<Vec<u8>, BookError> {
+        if !READS.contains(&version) {
+            return Err(BookError::Version { found: version });
+        }
         let n = self.size.n();
         let set_len = self.size.squares().div_ceil(8);
         let mut body = Vec::with_capacity(self.entries.len() * (3 * set_len + 30));
@@ -500,7 +541,10 @@ impl Book {
             body.extend_from_slice(&sets);
             body.extend_from_slice(&e.value.to_le_bytes());
             body.push(e.depth);
-            body.push(u8::from(e.expanded));
+            body.push(u8::from(e.expanded) | (u8::from(e.pending) << 1));
+            if version >= 2 {
+                body.extend_from_slice(&e.nodes.to_le_bytes());
+            }
             let count = u8::try_from(e.moves.len())
                 .map_err(|_| BookError::TooLarge(format!("{} moves", e.moves.len())))?;
             body.push(count);
@@ -516,21 +560,29 @@ impl Book {
         }
         let count = u32::try_from(self.entries.len())
             .map_err(|_| BookError::TooLarge(format!("{} positions", self.entries.len())))?;
-        let mut head = Vec::with_capacity(HEADER_LEN);
+        let header_len = if version >= 2 {
+            HEADER_LEN
+        } else {
+            HEADER_LEN_V1
+        };
+        let mut head = Vec::with_capacity(header_len);
         head.extend_from_slice(&MAGIC);
-        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&version.to_le_bytes());
         head.push(n as u8);
         head.push(0);
         head.extend_from_slice(&self.info.nodes.to_le_bytes());
         head.extend_from_slice(&self.info.movetime_ms.to_le_bytes());
         head.extend_from_slice(&self.info.penalty.to_le_bytes());
         head.extend_from_slice(&self.info.seconds.to_le_bytes());
+        if version >= 2 {
+            head.extend_from_slice(&self.info.cpu_seconds.to_le_bytes());
+        }
         head.extend_from_slice(&self.info.searches.to_le_bytes());
         head.extend_from_slice(&count.to_le_bytes());
         head.extend_from_slice(&(body.len() as u64).to_le_bytes());
         let sum = fnv1a(&[&head, &body]);
         head.extend_from_slice(&sum.to_le_bytes());
-        debug_assert_eq!(head.len(), HEADER_LEN);
+        debug_assert_eq!(head.len(), header_len);
         head.extend_from_slice(&body);
         Ok(head)
     }
@@ -559,30 +611,48 @@ impl Book {
         if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
             return Err(BookError::Magic);
         }
-        if bytes.len() < HEADER_LEN {
+        if bytes.len() < MAGIC.len() + 2 {
             return Err(BookError::Truncated {
                 what: "the header",
                 needed: HEADER_LEN,
                 found: bytes.len(),
             });
         }
-        let mut r = Reader {
-            bytes: &bytes[..HEADER_LEN],
-            at: MAGIC.len(),
-            what: "the header",
-        };
-        let version = r.u16()?;
-        if version != VERSION {
+        let version = u16::from_le_bytes([bytes[MAGIC.len()], bytes[MAGIC.len() + 1]]);
+        if !READS.contains(&version) {
             return Err(BookError::Version { found: version });
         }
+        let header_len = if version >= 2 {
+            HEADER_LEN
+        } else {
+            HEADER_LEN_V1
+        };
+        if bytes.len() < header_len {
+            return Err(BookError::Truncated {
+                what: "the header",
+                needed: header_len,
+                found: bytes.len(),
+            });
+        }
+        let mut r = Reader {
+            bytes: &bytes[..header_len],
+            at: MAGIC.len() + 2,
+            what: "the header",
+        };
         let side = r.u8()?;
         let size = BoardSize::from_n(side as usize).ok_or(BookError::BadSize(side))?;
         r.u8()?;
+        let nodes = r.u64()?;
+        let movetime_ms = r.u64()?;
+        let penalty = r.u32()?;
+        let seconds = r.u64()?;
+        let cpu_seconds = if version >= 2 { r.u64()? } else { 0 };
         let info = BuildInfo {
-            nodes: r.u64()?,
-            movetime_ms: r.u64()?,
-            penalty: r.u32()?,
-            seconds: r.u64()?,
+            nodes,
+            movetime_ms,
+            penalty,
+            seconds,
+            cpu_seconds,
             searches: r.u64()?,
         };
         let count = r.u32()? as usize;
@@ -590,22 +660,23 @@ impl Book {
         let sum_at = r.at;
         let stored = r.u64()?;
         let body_len = usize::try_from(body_len).unwrap_or(usize::MAX);
-        let have = bytes.len() - HEADER_LEN;
+        let have = bytes.len() - header_len;
         if have < body_len {
             return Err(BookError::Truncated {
                 what: "the body",
-                needed: HEADER_LEN.saturating_add(body_len),
+                needed: header_len.saturating_add(body_len),
                 found: bytes.len(),
             });
         }
         if have > body_len {
             return Err(BookError::Trailing(have - body_len));
         }
-        let body = &bytes[HEADER_LEN..];
+        let body = &bytes[header_len..];
         let computed = fnv1a(&[&bytes[..sum_at], body]);
         if computed != stored {
             return Err(BookError::Checksum { stored, computed });
         }
+        let default_nodes = info.nodes;
         let mut book = Book::new(size, info);
         let mut r = Reader {
             bytes: body,
@@ -613,7 +684,7 @@ impl Book {
             what: "a position record",
         };
         for index in 0..count {
-            let entry = read_entry(&mut r, size, index)?;
+            let entry = read_entry(&mut r, size, index, version, default_nodes)?;
             let position = entry.position.to_string();
             if book.insert(entry).is_err() {
                 return Err(BookError::Duplicate { index, position });
@@ -626,7 +697,13 @@ impl Book {
     }
 }
 
-fn read_entry(r: &mut Reader<'_>, size: BoardSize, index: usize) -> Result<Entry, BookError> {
+fn read_entry(
+    r: &mut Reader<'_>,
+    size: BoardSize,
+    index: usize,
+    version: u16,
+    default_nodes: u64,
+) -> Result<Entry, BookError> {
     let n = size.n();
     let set_len = size.squares().div_ceil(8);
     let sets = r.take(3 * set_len)?.to_vec();
@@ -653,6 +730,11 @@ fn read_entry(r: &mut Reader<'_>, size: BoardSize, index: usize) -> Result<Entry
     let value = r.i16()?;
     let depth = r.u8()?;
     let flags = r.u8()?;
+    let nodes = if version >= 2 {
+        r.u64()?
+    } else {
+        default_nodes
+    };
     let count = r.u8()? as usize;
     let legal = position.legal_moves();
     let mut moves = Vec::with_capacity(count);
@@ -684,7 +766,9 @@ fn read_entry(r: &mut Reader<'_>, size: BoardSize, index: usize) -> Result<Entry
         position,
         value,
         depth,
+        nodes,
         expanded: flags & 1 != 0,
+        pending: flags & 2 != 0,
         moves,
     })
 }
@@ -714,11 +798,6 @@ impl<'a> Reader<'a> {
         Ok(self.take(1)?[0])
     }
 
-    fn u16(&mut self) -> Result<u16, BookError> {
-        let b = self.take(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
-    }
-
     fn i16(&mut self) -> Result<i16, BookError> {
         let b = self.take(2)?;
         Ok(i16::from_le_bytes([b[0], b[1]]))
@@ -740,6 +819,81 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(pos: AnyPosition, expanded: bool, pending: bool, nodes: u64) -> Entry {
+        let moves = pos
+            .legal_moves()
+            .into_iter()
+            .enumerate()
+            .map(|(i, mv)| BookMove {
+                mv,
+                value: 10 - i as i16,
+            })
+            .collect();
+        Entry {
+            position: pos,
+            value: 7,
+            depth: 12,
+            nodes,
+            expanded,
+            pending,
+            moves,
+        }
+    }
+
+    /// Version 2 keeps each record's node budget, the pending mark and the compute; a version 1
+    /// file still reads, its records taking the header's budget and its compute 0.
+    #[test]
+    fn version_2_round_trips_and_version_1_still_reads() {
+        let info = BuildInfo {
+            nodes: 8_000,
+            penalty: 10,
+            seconds: 30,
+            cpu_seconds: 55,
+            searches: 2,
+            ..BuildInfo::default()
+        };
+        let mut book = Book::new(BoardSize::S8, info.clone());
+        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+        let (_, next) = start.successors().remove(0);
+        book.insert(entry(start, true, false, 8_000)).expect("new");
+        book.insert(entry(canonical(&next).0, false, true, 25_000))
+            .expect("new");
+        let v2 = book.to_bytes().expect("writes");
+        assert_eq!(&v2[8..10], &2u16.to_le_bytes());
+        assert_eq!(Book::from_bytes(&v2).expect("reads"), book);
+        let v1 = book.encode(1).expect("writes version 1");
+        assert_eq!(v1.len() + 8 + 8 * book.len(), v2.len());
+        let old = Book::from_bytes(&v1).expect("reads version 1");
+        assert_eq!(old.info().cpu_seconds, 0);
+        assert_eq!(old.info().seconds, 30);
+        assert!(old.entries().iter().all(|e| e.nodes == 8_000));
+        assert!(old.entry(1).pending, "the flags are the same byte");
+        assert_eq!(old.entry(1).moves, book.entry(1).moves);
+        assert!(matches!(
+            book.encode(3),
+            Err(BookError::Version { found: 3 })
+        ));
+    }
+
+    #[test]
+    fn the_best_line_follows_the_best_moves_while_in_the_book() {
+        let mut book = Book::new(BoardSize::S8, BuildInfo::default());
+        let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        assert!(book.best_line(&start, 10).is_empty());
+        book.insert(entry(canonical(&start).0, true, false, 1))
+            .expect("new");
+        let line = book.best_line(&start, 10);
+        assert_eq!(line.len(), 1);
+        // The best move of the entry (value 10, the first legal move), in the bot's coordinates.
+        let best = book.moves(&start).expect("in")[0].mv.clone();
+        assert_eq!(line[0], best);
+        let after = start.play(&best).expect("legal");
+        book.insert(entry(canonical(&after).0, false, false, 1))
+            .expect("new");
+        assert_eq!(book.best_line(&start, 10).len(), 2);
+        assert_eq!(book.best_line(&start, 1).len(), 1);
+    }
 
     #[test]
     fn canonical_form_turns_the_bot_to_the_player() {
