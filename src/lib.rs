@@ -18,13 +18,16 @@
 //! - [`operator`]: the operator page, a read-only web view of the daemon's published snapshots;
 //! - [`hosts`]: the protocols other checkers programs speak to drive the engine (Hub).
 //!
-//! [`rng`] is a small seeded generator shared by the layers that need repeatable randomness;
+//! [`files`] opens the files a person or a request names (weights, books, database slices,
+//! records) without blocking on what is not a regular file and within a size limit, for every
+//! layer that reads or writes one; [`rng`] is a small seeded generator shared by the layers that need repeatable randomness;
 //! [`render`] draws boards as SVG pictures (for the `render` command and web pages), from the
 //! rules layer's boards only.
 
 pub mod camera;
 pub mod daemon;
 pub mod engine;
+pub mod files;
 pub mod hosts;
 pub mod learn;
 pub mod operator;

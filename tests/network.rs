@@ -1,8 +1,11 @@
 //! `serve --listen`: the protocol over TCP, one client at a time; a new client takes over from
-//! the current one, which is told so and closed; a client that disconnects leaves the game to the
-//! next, which never gets the replies meant for the first (`repeat` gives the last one); a client
-//! that half-closes gets every reply first; a client that stops taking data is dropped after the
-//! TCP timeout; a client that never reads cannot grow the daemon (issue 39).
+//! the current one with its first valid request, and the old one is told so and closed, while a
+//! port probe takes nothing (issue 52); with `--token-file` only a client that sends the token
+//! gets in, and an address other than loopback needs one; a client that disconnects leaves the
+//! game to the next, which never gets the replies meant for the first (`repeat` gives the last
+//! one); a client that half-closes gets every reply first; a client that stops taking data is
+//! dropped after the TCP timeout; a client that never reads cannot grow the daemon (issue 39),
+//! nor one that floods and then resets.
 
 mod common;
 
@@ -120,8 +123,9 @@ fn one_client_at_a_time_a_new_one_takes_over_and_the_game_survives() {
     assert_eq!(first.ask("newgame 4"), "ok");
     assert_eq!(first.ask("board _b_b/____/____/p_p_ b"), "move A1 B2");
 
-    // A second client takes over: the first gets one line and is closed.
+    // A second client takes over with its first request: the first gets one line and is closed.
     let mut second = daemon.connect();
+    second.send("ping s2");
     let told = first
         .lines
         .recv_timeout(WAIT)
@@ -134,7 +138,7 @@ fn one_client_at_a_time_a_new_one_takes_over_and_the_game_survives() {
         first.lines.recv_timeout(WAIT).is_err(),
         "closed after one line"
     );
-    assert_eq!(second.ask("ping s2"), "pong s2");
+    assert_eq!(second.reply(), "pong s2");
 
     // The second goes; the next one plays on in the same game, with no `busy` in between.
     drop(second);
@@ -291,4 +295,168 @@ fn paths_are_refused_over_tcp_unless_allowed() {
     let mut c = daemon.connect();
     let reply = c.ask("set eval /dev/zero");
     assert!(reply.contains("not a readable regular file"), "{reply}");
+}
+
+/// Port probes and health checks (connect, then close; or connect, send nothing or only a
+/// comment, and close) during a game take nothing from the client playing it (before: each took
+/// the robot over and cut the client off).
+#[test]
+fn port_probes_during_a_game_take_nothing_from_the_client() {
+    let daemon = Listening::start(&["--depth", "2", "--movetime", "0", "--info", "off"]);
+    let mut player = daemon.connect();
+    assert_eq!(player.ask("newgame"), "ok");
+    let start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
+    let reply = player.ask(&format!("board {start} b"));
+    assert!(reply.starts_with("move "), "{reply}");
+    for i in 0..100 {
+        let mut probe = TcpStream::connect(daemon.addr).expect("probe connects");
+        match i % 3 {
+            0 => {}
+            1 => probe.write_all(b"\n# health check\n").expect("write"),
+            _ => probe.write_all(b"pin").expect("a cut line"),
+        }
+        drop(probe);
+        // The player keeps the robot: each request answered, nothing else arrives.
+        assert_eq!(player.ask(&format!("ping p{i}")), format!("pong p{i}"));
+    }
+    assert!(player.lines.try_recv().is_err(), "no line came unasked");
+    assert!(player.ask("repeat").starts_with("move "));
+    // A connection whose first line does not parse is answered on that connection and takes
+    // nothing either; its first valid request then takes over.
+    let mut next = daemon.connect();
+    assert!(next.ask("hullo").starts_with("error unknown-command "));
+    assert_eq!(player.ask("ping still"), "pong still");
+    assert_eq!(next.ask("ping mine"), "pong mine");
+    let told = player.lines.recv_timeout(WAIT).expect("told");
+    assert!(told.starts_with("error taken-over "), "{told}");
+}
+
+/// With `--token-file`, a connection must send `hello TOKEN` first: anything else is answered
+/// `error unauthorized` and closed, and takes nothing; the token lets a client in. An address
+/// other than loopback is refused without a token.
+#[test]
+fn a_token_is_needed_to_drive_the_robot_and_off_loopback_it_is_required() {
+    let dir = std::env::temp_dir().join(format!("cb-token-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let token_file = dir.join("token");
+    let token = "s3cret-Token-0123456789";
+    std::fs::write(&token_file, format!("{token}\n")).expect("write");
+    let token_path = token_file.to_str().expect("utf-8");
+    let daemon = Listening::start(&["--token-file", token_path, "--info", "off"]);
+    let mut owner = daemon.connect();
+    assert!(owner
+        .ask(&format!("hello {token}"))
+        .starts_with("hello checkersbot "));
+    assert_eq!(owner.ask("newgame"), "ok");
+    for first in ["ping", "hello", "hello wrong-token-0123456789", "newgame"] {
+        let mut intruder = daemon.connect();
+        let said = intruder.ask(first);
+        assert!(said.starts_with("error unauthorized "), "{first}: {said}");
+        assert!(
+            intruder.lines.recv_timeout(WAIT).is_err(),
+            "{first}: closed after the error"
+        );
+        assert_eq!(owner.ask("ping"), "pong", "the owner keeps the robot");
+    }
+    // Another client with the token takes over.
+    let mut friend = daemon.connect();
+    assert!(friend
+        .ask(&format!("hello {token}"))
+        .starts_with("hello checkersbot "));
+    assert!(owner
+        .lines
+        .recv_timeout(WAIT)
+        .is_ok_and(|l| l.starts_with("error taken-over ")));
+    assert!(
+        daemon.logged(token, Duration::from_millis(500)).is_none(),
+        "the token is never logged"
+    );
+    drop(daemon);
+    // Off loopback: no token, no daemon; a token that is too short is refused as well.
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .env("XDG_CACHE_HOME", NO_CACHE)
+            .args(["serve", "--listen", "0.0.0.0:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("serve runs")
+    };
+    let out = run(&[]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--token-file"), "{said}");
+    std::fs::write(&token_file, "short\n").expect("write");
+    let out = run(&["--token-file", token_path]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("16 to 64 printable characters"), "{said}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A client that floods requests without reading and then resets its connection: the replies
+/// kept for it are dropped (it can never come back), the memory goes back to what it was, and
+/// SIGTERM ends the daemon at once (before: 54-57 MiB for good, and 10 s to exit).
+#[test]
+fn a_flood_then_a_reset_leaves_no_memory_behind_and_sigterm_is_prompt() {
+    let daemon = Listening::start(&["--info", "off"]);
+    let pid = daemon.child.id();
+    let mut c = daemon.connect();
+    assert_eq!(c.ask("ping"), "pong");
+    drop(c);
+    std::thread::sleep(Duration::from_millis(300));
+    let idle = rss_kib(pid);
+    let flooder = TcpStream::connect(daemon.addr).expect("connect");
+    let mut stream = flooder.try_clone().expect("clone");
+    let (peak, sent, _) = peak_rss_under_flood(pid, 400_000, b"options\n", move |b| {
+        stream.write_all(b).is_ok()
+    });
+    // A reset, not a close: SO_LINGER with a zero time-out.
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: a valid socket and a valid linger struct whose size is passed.
+    unsafe {
+        libc::setsockopt(
+            flooder.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+    drop(flooder);
+    // The daemon drops what it kept for that connection; memory settles.
+    let mut after = u64::MAX;
+    let end = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(250));
+        after = rss_kib(pid);
+        if after < idle + 4 * 1024 {
+            break;
+        }
+    }
+    eprintln!(
+        "reset flood: idle {idle} KiB, peak {peak} KiB with {sent} requests, {after} KiB after the reset"
+    );
+    assert!(
+        after < idle + 4 * 1024,
+        "RSS {after} KiB after the reset, idle {idle} KiB"
+    );
+    // Another client is served, and SIGTERM ends the daemon at once.
+    let mut next = daemon.connect();
+    assert_eq!(next.ask("ping n"), "pong n");
+    drop(next);
+    let mut daemon = daemon;
+    let t = Instant::now();
+    // SAFETY: kill with the pid of our own child.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGTERM);
+    }
+    let status = daemon.child.wait().expect("exits");
+    eprintln!("SIGTERM after the flood: exit in {:?}", t.elapsed());
+    assert!(status.success(), "{status:?}");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
 }

@@ -83,7 +83,8 @@ fn command() -> impl Strategy<Value = Command> {
             .prop_map(|b| SetOption::Book(b.to_string())),
     ];
     prop_oneof![
-        Just(Command::Hello),
+        Just(Command::Hello(None)),
+        "[A-Za-z0-9+/=_-]{16,64}".prop_map(|t| Command::Hello(Some(t))),
         Just(Command::Ping(None)),
         Just(Command::Stop),
         Just(Command::Quit),

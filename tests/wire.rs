@@ -363,6 +363,19 @@ fn garbage_line(rng: &mut Rng) -> Vec<u8> {
             l.extend(if rng.below(2) == 0 { &b" p"[..] } else { b" b" });
             l
         }
+        // A comment holding control characters (and NBSP): never answered.
+        4 => {
+            let mut l = b"#".to_vec();
+            for _ in 0..rng.below(20) {
+                match rng.below(3) {
+                    0 => l.push(1 + rng.below(31) as u8),
+                    1 => l.extend_from_slice("\u{a0}".as_bytes()),
+                    _ => l.push(b'a' + rng.below(26) as u8),
+                }
+            }
+            l.retain(|&b| b != b'\n');
+            l
+        }
         // Word salad.
         _ => {
             let n = 1 + rng.below(6);
@@ -393,13 +406,18 @@ fn replies_owed(line: &[u8]) -> Option<usize> {
     }
 }
 
+/// 5,000 lines in the suite; a longer campaign by hand with `CHECKERSBOT_FUZZ_LINES=1000000
+/// CHECKERSBOT_FUZZ_SEED=N cargo test --release --test wire thousands_of_malformed_lines_leave
+/// -- --nocapture` (figures in docs/experiments/daemon-reliability.md).
 #[test]
 fn thousands_of_malformed_lines_leave_the_daemon_answering() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let count = var("CHECKERSBOT_FUZZ_LINES").unwrap_or(5000);
+    let mut rng = Rng(var("CHECKERSBOT_FUZZ_SEED").unwrap_or(0x9E37_79B9_7F4A_7C15));
     let mut input = Vec::new();
     let mut owed = 0;
     let mut lines = 0;
-    while lines < 5000 {
+    while lines < count {
         let line = garbage_line(&mut rng);
         let Some(n) = replies_owed(&line) else {
             continue;

@@ -2,7 +2,7 @@
 //! protocol/PROTOCOL.md).
 
 use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::camera::tracking::AutoNewGame;
 use checkersbot::daemon::network::{self, TcpSink};
 use checkersbot::daemon::outbox::FlowControl;
@@ -84,7 +84,8 @@ pub struct DaemonArgs {
     #[arg(long, default_value_t = DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,
     /// Opening book: `builtin` (the 8x8 book built into the program), `off`, or a book file
-    /// written by `checkersbot book build` (as `set book`); used only on its board size.
+    /// written by `checkersbot book build` (as `set book`); used only on its board size. Without
+    /// it, the built-in book plays at levels hard and max; a book named here plays at every level.
     #[arg(long)]
     pub book: Option<String>,
     /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds
@@ -109,11 +110,11 @@ impl DaemonArgs {
         }
         s.record = match self.record.as_deref() {
             None | Some("off") | Some("none") => None,
-            Some(dir) => {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("cannot use --record {dir}"))?;
-                Some(std::path::PathBuf::from(dir))
-            }
+            // The checks of `set record`: a writable directory, made only if its parent exists.
+            Some(dir) => Some(
+                checkersbot::files::check_record_dir(std::path::Path::new(dir))
+                    .with_context(|| format!("--record {dir}"))?,
+            ),
         };
         if let Some(ms) = self.movetime {
             s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
@@ -133,6 +134,7 @@ impl DaemonArgs {
         if let Some(spec) = &self.book {
             s.book = super::common::load_book(spec)?;
             s.book_name = checkersbot::engine::book::BookSpec::parse(spec).name();
+            s.book_chosen = true;
         }
         if let Some(layout) = &self.layout {
             let grid = match parse_size(layout) {
@@ -191,6 +193,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 25,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     tcp_timeout: u64,
+    /// Over TCP: a file holding a shared secret (one line of 16 to 64 printable characters, no
+    /// blanks). A connection must send `hello TOKEN` before anything else; others are refused.
+    /// Required when --listen names an address other than loopback.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    token_file: Option<std::path::PathBuf>,
     /// Serve a read-only operator page over HTTP (off unless given): PORT or :PORT (on 127.0.0.1
     /// only), or ADDR:PORT (e.g. 0.0.0.0:8080 for every interface); with any link. The board as
     /// the camera sent it and as the daemon expects it, the bot's search, the clock, the moves;
@@ -198,7 +205,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR:PORT", value_parser = network::listen_address)]
     http: Option<std::net::SocketAddr>,
     /// Over TCP: let clients name files and directories (`set eval PATH`, `set egdb DIR`, `set
-    /// record DIR`); refused by default, since any machine that reaches the port is a client.
+    /// book PATH`, `set record DIR`); refused by default, since any machine that reaches the port
+    /// is a client.
     #[arg(long)]
     allow_paths: bool,
 }
@@ -246,6 +254,19 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     if let Some(set) = signals {
         signals::spawn_waiter(set, tx.clone());
     }
+    let token = match &args.token_file {
+        Some(path) => Some(network::read_token(path).map_err(|e| anyhow!("--token-file {e}"))?),
+        None => None,
+    };
+    if let Some(addr) = args.listen.filter(|a| !a.ip().is_loopback()) {
+        if token.is_none() {
+            bail!(
+                "--listen {addr} is reachable from other machines, and any of them could drive \
+                 the arm: give --token-file FILE (a secret each client sends with hello), or \
+                 listen on loopback (a port alone) behind an SSH tunnel; see docs/integration.md"
+            );
+        }
+    }
     let finished = match (&args.serial, args.listen) {
         (None, Some(addr)) => {
             settings.paths_allowed = args.allow_paths;
@@ -254,7 +275,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let bound = listener.local_addr().unwrap_or(addr);
             tracing::info!("listening on {bound}");
             if !bound.ip().is_loopback() {
-                tracing::warn!("listening on {bound}: reachable from other machines");
+                tracing::warn!(
+                    "listening on {bound}: reachable from other machines; clients must send the token"
+                );
             }
             let sink = TcpSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
@@ -263,6 +286,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             serve_page()?;
             let options = network::TcpOptions {
                 timeout: Duration::from_secs(args.tcp_timeout),
+                token,
             };
             let flow = daemon.flow_control();
             spawn_reader(tx, daemon.flow_control(), move |deliver| {

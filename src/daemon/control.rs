@@ -12,7 +12,7 @@ impl Daemon {
     pub(super) fn control(&mut self, cmd: Command) {
         let busy = self.pending.is_some();
         match cmd {
-            Command::Hello => self.send(&Reply::hello()),
+            Command::Hello(_) => self.send(&Reply::hello()),
             Command::Ping(Some(_)) | Command::Stop
                 if self.waiting_for_job() >= MAX_WAITING_FOR_JOB =>
             {

@@ -2,6 +2,7 @@
 //! from the engine thread, files loaded on a thread of their own, signals.
 
 use super::transport::Input;
+use crate::engine::book::Book;
 use crate::engine::egdb::Egdb;
 use crate::engine::eval::LearnedSet;
 use crate::engine::{Info, SearchResult};
@@ -20,13 +21,13 @@ pub enum Event {
     SearchDone(SearchResult),
     /// The running analysis's lines (of `analyse` or `hint`), best first.
     AnalysisDone(Vec<SearchResult>),
-    /// A file loaded on a thread of its own (`set eval PATH`, `set egdb DIR`).
+    /// A file loaded on a thread of its own (`set eval PATH`, `set egdb DIR`, `set book PATH`).
     Loaded(Loaded),
     /// The output closed for good (a pipe whose reader has gone).
     OutputClosed,
 }
 
-/// What a loader thread read, for `set eval PATH` and `set egdb DIR`.
+/// What a loader thread read, for `set eval PATH`, `set egdb DIR` and `set book PATH`.
 #[derive(Debug)]
 pub enum Loaded {
     /// Weights for `set eval`.
@@ -42,5 +43,12 @@ pub enum Loaded {
         spec: String,
         /// The database, or why not.
         result: Result<Arc<Egdb>, String>,
+    },
+    /// An opening book for `set book` (`None`: `off`).
+    Book {
+        /// The book as given (`builtin`, `off` or a path).
+        spec: String,
+        /// The book, or why not.
+        result: Result<Option<Book>, String>,
     },
 }

@@ -424,9 +424,20 @@ impl Daemon {
         }
     }
 
+    /// Ends the daemon after the job in progress: a search or analysis is stopped and answered;
+    /// a file being loaded is not waited for (it is answered with an error, the setting kept),
+    /// so that a signal or a lost link ends the daemon at once whatever the file does.
     pub(super) fn begin_exit(&mut self) {
         self.exiting = true;
         self.stop_pondering();
+        if let Some(p) = self.pending.take_if(|p| p.work == Work::Load) {
+            self.to = p.session;
+            self.error(
+                ErrorCode::BadOption,
+                "the daemon is exiting: the file was not loaded and the setting is unchanged",
+            );
+            self.answer_deferred(&p);
+        }
         if self.pending.is_some() {
             self.stop.store(true, Ordering::Relaxed);
         }
@@ -477,14 +488,14 @@ impl Daemon {
         // Requests that only read leave the operator page as it is.
         self.dirty |= !matches!(
             cmd,
-            Command::Hello
+            Command::Hello(_)
                 | Command::Ping(_)
                 | Command::Repeat
                 | Command::Options
                 | Command::Status
         );
         match cmd {
-            Command::Hello
+            Command::Hello(_)
             | Command::Ping(_)
             | Command::Repeat
             | Command::Stop

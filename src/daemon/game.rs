@@ -3,7 +3,6 @@
 //! and the game records written when a game ends or is abandoned.
 
 use super::event_loop::Daemon;
-use super::files::write_atomically;
 use super::protocol::{ErrorCode, InfoLine, Layout, ProtocolError, Reply, Setup};
 use super::status::Observed;
 use crate::camera::orientation;
@@ -11,6 +10,7 @@ use crate::camera::tracking::{
     camera_grid, squares_list, AutoNewGame, Diagnosis, Next, Observation, Reading, Rejection,
 };
 use crate::camera::turn::Hint;
+use crate::files::write_atomically;
 use crate::rules::any_size::AnyPosition;
 use crate::rules::board::{initial_grid, Grid};
 use crate::rules::fen::parse_fen;

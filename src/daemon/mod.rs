@@ -12,8 +12,9 @@
 //! - [`snapshot`]: what the daemon publishes for watchers (the operator page) after each event;
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
-//! - [`network`]: the daemon over TCP, one client at a time;
-//! - [`files`]: files named from the wire, checked before they are read or written.
+//! - [`network`]: the daemon over TCP, one client at a time.
+//!
+//! Files a request names are opened through [`crate::files`].
 //!
 //! May import: [`crate::rules`], [`crate::engine`], [`crate::play`] (levels) and
 //! [`crate::camera`]. Nothing below it imports this folder except the operator page
@@ -23,7 +24,6 @@ mod control;
 mod engine_thread;
 pub mod event;
 pub mod event_loop;
-pub mod files;
 mod game;
 pub mod network;
 pub mod options;

@@ -4,11 +4,16 @@
 //!   loopback address 127.0.0.1, so the daemon is reachable from other machines only when an
 //!   address is given explicitly (`0.0.0.0:5555`, `192.168.1.20:5555`, `[::]:5555`).
 //! - [`pump_tcp`] accepts clients on a thread of its own and reads the current client's lines on
-//!   the calling thread. A client that connects while another is connected **takes over**: the
-//!   old one gets one line, [`taken_over_line`], and is closed (so a client that vanished, or
-//!   holds the slot idle, never locks the robot out). Each connection is delivered as
-//!   [`Input::Connected`] before its lines: replies go to the connection that asked only, never
-//!   to a later one. When a client ends its input (closes, or half-closes after its last
+//!   the calling thread. A new connection is a *candidate* until it sends its first valid
+//!   request (lines that do not parse are answered with their error on that connection; blank
+//!   and comment lines wait): that request **takes over**: the old client gets one line,
+//!   [`taken_over_line`], and is closed (so a client that vanished, or holds the slot idle,
+//!   never locks the robot out), while a port probe or a health check that connects and closes
+//!   takes nothing. With a token ([`TcpOptions::token`], `serve --token-file`) the first request
+//!   must be `hello TOKEN`; anything else is answered `error unauthorized` and closed. At most
+//!   [`MAX_CANDIDATES`] candidates wait at once, each at most [`FIRST_REQUEST_WAIT`]. Each
+//!   connection that takes over is delivered as [`Input::Connected`] before its lines: replies
+//!   go to the connection that asked only, never to a later one. When a client ends its input (closes, or half-closes after its last
 //!   request), the replies to everything it sent are written before the connection is closed;
 //!   the daemon keeps its game and waits for the next client; a request line cut by the
 //!   disconnection is dropped; the end of a connection is not the end of input.
@@ -21,9 +26,12 @@
 //!   line cut short is finished on the same connection.
 
 use super::outbox::FlowControl;
-use super::transport::{Input, LineReader, LineSink, Sent};
+use super::protocol::{Command, ErrorCode, ProtocolError};
+use super::transport::{FrameError, Input, LineReader, LineSink, Sent};
 use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +41,15 @@ pub fn taken_over_line(by: &str) -> String {
         "error taken-over another client ({by}) connected and took over; this connection is closed"
     )
 }
+
+/// Connections that have not sent their first request yet, at most; more are refused at once.
+pub const MAX_CANDIDATES: usize = 8;
+
+/// How long a new connection may take to send its first request before it is closed.
+pub const FIRST_REQUEST_WAIT: Duration = Duration::from_secs(10);
+
+/// The shortest token `serve --token-file` accepts.
+pub const MIN_TOKEN_LEN: usize = 16;
 
 /// How long a write to a client may wait before it counts as timed out (the reply is kept).
 const WRITE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -45,19 +62,57 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(25);
 const DRAIN_PATIENCE: Duration = Duration::from_secs(2);
 
 /// Settings of the TCP transport.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub struct TcpOptions {
     /// How long a client that vanished (no acknowledgement, no keep-alive answer) keeps the
     /// connection before it is dropped.
     pub timeout: Duration,
+    /// The shared secret a connection must send with `hello` before anything else (`None`: the
+    /// first valid request of any connection takes over).
+    pub token: Option<String>,
 }
 
 impl Default for TcpOptions {
     fn default() -> Self {
         TcpOptions {
             timeout: DEFAULT_TIMEOUT,
+            token: None,
         }
     }
+}
+
+impl std::fmt::Debug for TcpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token itself.
+        f.debug_struct("TcpOptions")
+            .field("timeout", &self.timeout)
+            .field("token", &self.token.as_ref().map(|_| "(set)"))
+            .finish()
+    }
+}
+
+/// Reads the token of `serve --token-file`: the file's first line, trimmed, of at least
+/// [`MIN_TOKEN_LEN`] and at most 64 printable ASCII characters without blanks (it travels as one
+/// word: `hello TOKEN`).
+pub fn read_token(path: &std::path::Path) -> Result<String, String> {
+    let bytes = crate::files::read_regular(path, 4096).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&bytes);
+    let token = text.lines().next().unwrap_or("").trim();
+    let words = token.chars().all(|c| c.is_ascii_graphic());
+    if token.len() < MIN_TOKEN_LEN || token.len() > super::protocol::MAX_TOKEN || !words {
+        return Err(format!(
+            "{}: the token must be one line of {MIN_TOKEN_LEN} to {} printable characters \
+             without blanks (e.g. head -c 24 /dev/urandom | base64)",
+            path.display(),
+            super::protocol::MAX_TOKEN
+        ));
+    }
+    Ok(token.to_string())
+}
+
+/// Whether two tokens are equal, in a time that does not depend on where they differ.
+fn same_token(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 /// Reads a `--listen` value: `PORT`, `:PORT` (both on 127.0.0.1), `HOST:PORT` or `[V6]:PORT`.
@@ -159,6 +214,13 @@ impl LineSink for TcpSink {
     }
 
     fn send_line_to(&mut self, line: &str, session: Option<u64>) -> io::Result<Sent> {
+        // A connection that has ended never comes back (a new one gets a new number): its
+        // replies are stale at once, not kept until the next client connects.
+        if let Some(s) = session {
+            if !self.is_current(s) {
+                return Ok(Sent::Stale);
+            }
+        }
         let (g, mut stream) = self.handle()?;
         if session.is_some_and(|s| s != g) {
             return Ok(Sent::Stale);
@@ -201,10 +263,15 @@ impl LineSink for TcpSink {
     }
 }
 
+/// A connection that has taken over: its number, its reader (holding what it sent after its
+/// first request) and that first request.
+type Promoted = (u64, LineReader<TcpStream>, String);
+
 /// Accepts clients on `listener` for ever and reads the current one's lines, handing them to
 /// `deliver` (each connection starts with [`Input::Connected`]), until `deliver` returns false.
-/// A new client takes over from the current one. When a client ends its input, `flow` (the
-/// daemon's, when given) is waited on until every request read from it is answered and written.
+/// A new client takes over from the current one with its first valid request (see the module
+/// documentation). When a client ends its input, `flow` (the daemon's, when given) is waited on
+/// until every request read from it is answered and written.
 pub fn pump_tcp(
     listener: TcpListener,
     sink: &TcpSink,
@@ -212,24 +279,34 @@ pub fn pump_tcp(
     flow: Option<FlowControl>,
     deliver: &mut dyn FnMut(Input) -> bool,
 ) {
-    let (tx, rx) = std::sync::mpsc::channel::<(u64, TcpStream)>();
+    let (tx, rx) = std::sync::mpsc::channel::<Promoted>();
     let accepting = sink.clone();
     let spawned = std::thread::Builder::new()
         .name("accept".into())
-        .spawn(move || accept_loop(&listener, &accepting, options, &tx));
+        .spawn(move || accept_loop(&listener, &accepting, &options, &tx));
     if let Err(e) = spawned {
         deliver(Input::Fatal(format!("cannot start the accept thread: {e}")));
         return;
     }
-    while let Ok((generation, stream)) = rx.recv() {
-        let peer = peer_name(&stream);
+    while let Ok((generation, mut reader, first)) = rx.recv() {
+        if !sink.is_current(generation) {
+            // Taken over already by a later connection, before it was read from.
+            continue;
+        }
+        let peer = peer_name(reader.get_ref());
         tracing::info!("client {peer} connected (connection {generation})");
-        if !deliver(Input::Connected(generation)) {
+        if !deliver(Input::Connected(generation)) || !deliver(Input::Line(first)) {
+            sink.disconnect(generation);
             return;
         }
-        let mut reader = LineReader::new(&stream).for_connection();
         let mut keep_going = true;
         let result = reader.pump(&mut |input| {
+            // What a connection sent is not handed on once it has been replaced or dropped (its
+            // replies could go nowhere): a flood still buffered from a client that went is not
+            // worked through.
+            if !sink.is_current(generation) {
+                return false;
+            }
             keep_going = deliver(input);
             keep_going
         });
@@ -267,14 +344,27 @@ fn peer_name(stream: &TcpStream) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+/// Counts a candidate connection while it lives.
+struct Waiting(Arc<AtomicUsize>);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn accept_loop(
     listener: &TcpListener,
     sink: &TcpSink,
-    options: TcpOptions,
-    clients: &std::sync::mpsc::Sender<(u64, TcpStream)>,
+    options: &TcpOptions,
+    promoted: &Sender<Promoted>,
 ) {
+    let waiting: Arc<AtomicUsize> = Arc::default();
+    // Taking the link and queueing the connection happen in one step, so that connections reach
+    // the reader in the order they took over.
+    let promote: Arc<Mutex<()>> = Arc::default();
     for stream in listener.incoming() {
-        let stream = match stream {
+        let mut stream = match stream {
             Ok(s) => s,
             Err(e) => {
                 tracing::warn!("accepting a client failed: {e}");
@@ -287,19 +377,121 @@ fn accept_loop(
         dead_peer_timeouts(&stream, options.timeout);
         stream.set_write_timeout(Some(WRITE_TIMEOUT)).ok();
         let peer = peer_name(&stream);
-        match sink.take_over(&stream) {
-            Ok((generation, old)) => {
-                if let Some(mut old) = old {
-                    tracing::warn!("client {peer} takes over from client {}", peer_name(&old));
-                    old.write_all(format!("{}\n", taken_over_line(&peer)).as_bytes())
-                        .ok();
-                    old.shutdown(Shutdown::Both).ok();
-                }
-                if clients.send((generation, stream)).is_err() {
+        if waiting.fetch_add(1, Ordering::SeqCst) >= MAX_CANDIDATES {
+            waiting.fetch_sub(1, Ordering::SeqCst);
+            tracing::warn!("client {peer} refused: {MAX_CANDIDATES} new connections wait already");
+            let e = ProtocolError::new(
+                ErrorCode::Busy,
+                format!(
+                    "{MAX_CANDIDATES} new connections wait to send their first request; try again"
+                ),
+            );
+            stream.write_all(format!("{}\n", e.reply()).as_bytes()).ok();
+            stream.shutdown(Shutdown::Both).ok();
+            continue;
+        }
+        let counted = Waiting(Arc::clone(&waiting));
+        let (sink, token, promoted, promote) = (
+            sink.clone(),
+            options.token.clone(),
+            promoted.clone(),
+            Arc::clone(&promote),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("candidate".into())
+            .spawn(move || {
+                let _counted = counted;
+                let Some((reader, first)) = first_request(stream, &peer, token.as_deref()) else {
                     return;
+                };
+                let Ok(_in_order) = promote.lock() else {
+                    return;
+                };
+                match sink.take_over(reader.get_ref()) {
+                    Ok((generation, old)) => {
+                        if let Some(mut old) = old {
+                            tracing::warn!(
+                                "client {peer} takes over from client {}",
+                                peer_name(&old)
+                            );
+                            old.write_all(format!("{}\n", taken_over_line(&peer)).as_bytes())
+                                .ok();
+                            old.shutdown(Shutdown::Both).ok();
+                        }
+                        promoted.send((generation, reader, first)).ok();
+                    }
+                    Err(e) => tracing::warn!("cannot take client {peer}: {e}"),
                 }
+            });
+        if let Err(e) = spawned {
+            // The closure and its count went with the failed spawn.
+            tracing::warn!("cannot serve a new client: {e}");
+        }
+    }
+}
+
+/// Reads a new connection until its first valid request (see the module documentation):
+/// returns its reader and that request (`hello` for `hello TOKEN`: the token goes no further),
+/// or `None` when it closed, stayed silent for [`FIRST_REQUEST_WAIT`] or was refused.
+fn first_request(
+    stream: TcpStream,
+    peer: &str,
+    token: Option<&str>,
+) -> Option<(LineReader<TcpStream>, String)> {
+    stream.set_read_timeout(Some(FIRST_REQUEST_WAIT)).ok();
+    let mut writer = stream.try_clone().ok()?;
+    let mut answer = |e: ProtocolError| {
+        writer
+            .write_all(format!("{}\n", e.reply()).as_bytes())
+            .is_ok()
+    };
+    let mut reader = LineReader::new(stream).for_connection();
+    let mut first = None;
+    let mut refused = false;
+    let read = reader.pump(&mut |input| match input {
+        Input::Line(line) => match Command::parse(&line) {
+            Ok(None) => true,
+            Err(e) => answer(e),
+            Ok(Some(cmd)) => {
+                match (token, cmd) {
+                    (None, _) => first = Some(line),
+                    (Some(t), Command::Hello(Some(given))) if same_token(t, &given) => {
+                        first = Some("hello".to_string());
+                    }
+                    (Some(_), _) => {
+                        refused = true;
+                        answer(ProtocolError::new(
+                            ErrorCode::Unauthorized,
+                            "this daemon needs its token first: send hello TOKEN (serve --token-file)",
+                        ));
+                    }
+                }
+                false
             }
-            Err(e) => tracing::warn!("cannot take client {peer}: {e}"),
+        },
+        Input::Bad(e) => answer(ProtocolError::new(
+            match e {
+                FrameError::TooLong { .. } => ErrorCode::LineTooLong,
+                FrameError::NotUtf8 { .. } => ErrorCode::NotUtf8,
+            },
+            e.to_string(),
+        )),
+        _ => false,
+    });
+    match (read, first) {
+        (Ok(()), Some(first)) if !refused => {
+            reader.get_ref().set_read_timeout(None).ok();
+            Some((reader, first))
+        }
+        (result, _) => {
+            if refused {
+                tracing::warn!("client {peer} refused: no valid token");
+            } else {
+                let why = result.err().map_or("closed".into(), |e| e.to_string());
+                tracing::debug!("connection from {peer} ended before a request ({why})");
+            }
+            reader.get_ref().shutdown(Shutdown::Both).ok();
+            None
         }
     }
 }

@@ -324,6 +324,9 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn F
                             q.stale
                         );
                     }
+                    if q.lines.is_empty() {
+                        release_memory(&mut q);
+                    }
                     drop(q);
                     shared.changed.notify_all();
                     continue;
@@ -372,6 +375,20 @@ fn write_loop(shared: &Shared, mut sink: Box<dyn LineSink>, on_closed: Box<dyn F
         }
         drop(q);
         shared.changed.notify_all();
+    }
+}
+
+/// After a backlog of stale replies is dropped (a client that flooded without reading, then
+/// went): the queue's own capacity goes, and on glibc the freed heap is handed back to the
+/// system, so that the daemon's memory returns to what it was.
+fn release_memory(q: &mut Queue) {
+    if q.lines.capacity() > 1024 {
+        q.lines.shrink_to_fit();
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only returns free memory at the heap's top to the system.
+        unsafe {
+            libc::malloc_trim(0);
+        }
     }
 }
 

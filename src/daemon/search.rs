@@ -42,7 +42,7 @@ impl Daemon {
             new_game: std::mem::take(&mut self.new_game),
             weights: self.settings.style.weights(),
             misstep: self.settings.level.misstep(),
-            book: self.settings.book.clone(),
+            book: self.settings.book_in_play().cloned(),
             book_margin: self.settings.level.book_margin(),
         });
         if self.jobs.send(job).is_err() {

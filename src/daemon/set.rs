@@ -5,18 +5,40 @@
 use super::engine_thread::Job;
 use super::event::{Event, Loaded};
 use super::event_loop::{Daemon, Pending, Work};
-use super::files::{check_record_dir, read_regular};
 use super::options;
 use super::protocol::{ErrorCode, Reply, SetOption};
-use crate::engine::book::BookSpec;
+use crate::engine::book::{Book, BookError, BookSpec};
 use crate::engine::egdb::Egdb;
 use crate::engine::eval::{load_eval, LearnedSet};
+use crate::files::{check_record_dir, read_regular};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// The largest weights file `set eval` reads.
-pub const MAX_EVAL_FILE: u64 = 16 << 20;
+pub const MAX_EVAL_FILE: u64 = crate::engine::eval::MAX_WEIGHTS_FILE;
+
+/// What a loader thread reads for `set`.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Load {
+    /// Weights (`set eval PATH`).
+    Eval,
+    /// An endgame database (`set egdb DIR`).
+    Egdb,
+    /// An opening book (`set book PATH`).
+    Book,
+}
+
+impl Load {
+    /// The option's name, for error replies.
+    fn option(self) -> &'static str {
+        match self {
+            Load::Eval => "eval",
+            Load::Egdb => "egdb",
+            Load::Book => "book",
+        }
+    }
+}
 
 /// Why an option naming a path is refused over a link that may not name paths.
 const PATHS_REFUSED: &str =
@@ -42,27 +64,20 @@ impl Daemon {
                 self.settings.egdb = None;
                 self.send(&Reply::Ok);
             }
-            SetOption::Eval(_) | SetOption::Egdb(_) if busy => self.busy(),
-            SetOption::Eval(spec) => self.start_load(spec, true),
-            SetOption::Egdb(spec) => self.start_load(spec, false),
-            SetOption::Hash(mb) => self.set_hash(mb),
-            SetOption::Book(spec)
-                if !self.settings.paths_allowed
-                    && !matches!(spec.as_str(), "builtin" | "off" | "none") =>
-            {
-                self.error(
-                    ErrorCode::BadOption,
-                    "book: files may not be named over this link (serve --allow-paths); use builtin or off",
-                )
-            }
-            SetOption::Book(spec) => match BookSpec::parse(&spec).load() {
-                Ok(book) => {
-                    self.settings.book_name = BookSpec::parse(&spec).name();
-                    self.settings.book = book.map(Arc::new);
-                    self.send(&Reply::Ok);
+            SetOption::Book(spec) if !matches!(BookSpec::parse(&spec), BookSpec::File(_)) => {
+                match BookSpec::parse(&spec).load() {
+                    Ok(book) => self.loaded(Loaded::Book {
+                        spec,
+                        result: Ok(book),
+                    }),
+                    Err(e) => self.error(ErrorCode::BadOption, format!("book: {e}")),
                 }
-                Err(e) => self.error(ErrorCode::BadOption, format!("book {spec}: {e}")),
-            },
+            }
+            SetOption::Eval(_) | SetOption::Egdb(_) | SetOption::Book(_) if busy => self.busy(),
+            SetOption::Eval(spec) => self.start_load(spec, Load::Eval),
+            SetOption::Egdb(spec) => self.start_load(spec, Load::Egdb),
+            SetOption::Book(spec) => self.start_load(spec, Load::Book),
+            SetOption::Hash(mb) => self.set_hash(mb),
             SetOption::Record(dir) => self.set_record(&dir),
             opt => {
                 self.set(opt);
@@ -126,31 +141,44 @@ impl Daemon {
         }
     }
 
-    /// `set eval PATH` (`eval`) or `set egdb DIR`: loaded on a thread of its own, so that the
-    /// daemon answers `ping`, `stop` and signals meanwhile; the reply comes with
-    /// [`Event::Loaded`]. A weights file is read only if it is a regular file of at most
-    /// [`MAX_EVAL_FILE`] bytes (checked before reading: see [`crate::daemon::files`]).
-    pub(super) fn start_load(&mut self, spec: String, eval: bool) {
+    /// `set eval PATH`, `set egdb DIR` or `set book PATH`: loaded on a thread of its own, so
+    /// that the daemon answers `ping`, `stop` and signals meanwhile; the reply comes with
+    /// [`Event::Loaded`]. Files are opened without blocking and read only if they are regular
+    /// files within their size limits ([`crate::files`]): a FIFO, a device or a huge file is
+    /// refused at once, in the same words for every option.
+    pub(super) fn start_load(&mut self, spec: String, load: Load) {
         if !self.settings.paths_allowed {
-            return self.paths_refused(if eval { "eval" } else { "egdb" });
+            return self.paths_refused(load.option());
         }
         let events = self.events.clone();
         let cache_mb = self.settings.egdb_cache_mb;
         let work = move || {
-            let loaded = if eval {
-                let result = read_regular(std::path::Path::new(&spec), MAX_EVAL_FILE)
-                    .map_err(|e| e.to_string())
-                    .and_then(|bytes| {
-                        crate::engine::eval::LearnedWeights::from_bytes(&bytes)
-                            .map(LearnedSet::single)
-                            .map_err(|e| format!("'{spec}': {e}"))
-                    });
-                Loaded::Eval { spec, result }
-            } else {
-                let result = Egdb::open(std::path::Path::new(&spec), cache_mb)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string());
-                Loaded::Egdb { spec, result }
+            let path = std::path::Path::new(&spec);
+            let loaded = match load {
+                Load::Eval => {
+                    let result = read_regular(path, MAX_EVAL_FILE)
+                        .map_err(|e| e.to_string())
+                        .and_then(|bytes| {
+                            crate::engine::eval::LearnedWeights::from_bytes(&bytes)
+                                .map(LearnedSet::single)
+                                .map_err(|e| format!("'{spec}': {e}"))
+                        });
+                    Loaded::Eval { spec, result }
+                }
+                Load::Egdb => {
+                    let result = Egdb::open(path, cache_mb)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string());
+                    Loaded::Egdb { spec, result }
+                }
+                Load::Book => {
+                    let result = match Book::load(path) {
+                        Ok(book) => Ok(Some(book)),
+                        Err(BookError::File(e)) => Err(e.to_string()),
+                        Err(e) => Err(format!("'{spec}': {e}")),
+                    };
+                    Loaded::Book { spec, result }
+                }
             };
             events.send(Event::Loaded(loaded)).ok();
         };
@@ -193,8 +221,20 @@ impl Daemon {
                 self.settings.egdb = Some(db);
                 self.send(&Reply::Ok);
             }
+            Loaded::Book {
+                spec,
+                result: Ok(book),
+            } => {
+                self.settings.book_name = BookSpec::parse(&spec).name();
+                self.settings.book = book.map(Arc::new);
+                self.settings.book_chosen = true;
+                self.send(&Reply::Ok);
+            }
             Loaded::Eval { result: Err(e), .. } => {
                 self.error(ErrorCode::BadOption, format!("eval: {e}"))
+            }
+            Loaded::Book { result: Err(e), .. } => {
+                self.error(ErrorCode::BadOption, format!("book: {e}"))
             }
             Loaded::Egdb { result: Err(e), .. } => {
                 self.error(ErrorCode::BadOption, format!("egdb: {e}"))

@@ -50,7 +50,11 @@ pub struct Settings {
     pub egdb: Option<Arc<Egdb>>,
     /// Opening book (`None`: none): a position it holds is answered from it, choosing among
     /// its moves within the level's margin ([`Level::book_margin`]) with the level's seed.
+    /// By default the built-in book, used at `hard` and `max` only ([`Settings::book_in_play`]).
     pub book: Option<Arc<Book>>,
+    /// The book was chosen (`set book`, `serve --book`): it is used at every level, not only at
+    /// `hard` and `max`.
+    pub book_chosen: bool,
     /// The book's name (`builtin`, `off` or its file), for `options`.
     pub book_name: String,
     /// Put nodes, time and nps in info lines (off in replay mode, for reproducible output).
@@ -100,8 +104,9 @@ impl Default for Settings {
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
-            book: None,
-            book_name: "off".into(),
+            book: Book::builtin().ok().map(Arc::new),
+            book_name: "builtin".into(),
+            book_chosen: false,
             timing: true,
             transcript: false,
             clock: None,
@@ -128,6 +133,13 @@ impl Settings {
             timing: false,
             ..Settings::default()
         }
+    }
+
+    /// The book the bot's moves come from: the one chosen, or by default the built-in book at
+    /// `hard` and `max` (the easier levels play from their own search, missteps and all).
+    pub fn book_in_play(&self) -> Option<&Arc<Book>> {
+        let strong = matches!(self.level, Level::Hard | Level::Max);
+        self.book.as_ref().filter(|_| self.book_chosen || strong)
     }
 
     /// Plays at `level`: its missteps, and its move time and depth.

@@ -56,7 +56,7 @@ pub fn report(
         style: settings.style,
         eval: settings.eval_name.clone(),
         egdb: settings.egdb_dir.as_ref().map(|d| d.display().to_string()),
-        book: settings.book.as_ref().map(|_| settings.book_name.clone()),
+        book: settings.book_in_play().map(|_| settings.book_name.clone()),
         diagnosis: observed.diagnosis.clone(),
     };
     if let Some(start) = tracker.fresh_start() {

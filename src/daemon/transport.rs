@@ -83,6 +83,11 @@ impl<R: Read> LineReader<R> {
         }
     }
 
+    /// The stream read from.
+    pub fn get_ref(&self) -> &R {
+        self.inner.get_ref()
+    }
+
     /// Over a network connection: a last line without LF at the end of input is dropped rather
     /// than delivered (it was cut by the disconnection), and a read that times out ends the
     /// connection (no read time-out is set, so it is the kernel giving up on the peer).

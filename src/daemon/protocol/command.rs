@@ -15,8 +15,9 @@ use std::fmt;
 /// A request.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// `hello`: identify.
-    Hello,
+    /// `hello [TOKEN]`: identify; over TCP with `serve --token-file`, a new connection's first
+    /// request, with the shared secret.
+    Hello(Option<String>),
     /// `ping [TOKEN]`: answer `pong [TOKEN]` (a barrier: every reply to an earlier request comes
     /// before it).
     Ping(Option<String>),
@@ -318,14 +319,15 @@ impl Command {
     /// which gets no reply.
     pub fn parse(line: &str) -> Result<Option<Command>, ProtocolError> {
         let line = line.trim_matches(is_blank);
+        // Blank and comment lines get no reply, whatever a comment holds.
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(None);
+        }
         if let Some(c) = line.chars().find(|&c| !is_blank(c) && c.is_whitespace()) {
             return Err(syntax(format!(
                 "only spaces and tabs separate words; the line holds {}",
                 printable(&c.to_string())
             )));
-        }
-        if line.is_empty() || line.starts_with('#') {
-            return Ok(None);
         }
         let words: Vec<&str> = line.split(is_blank).filter(|w| !w.is_empty()).collect();
         let Some((&head, args)) = words.split_first() else {
@@ -339,10 +341,11 @@ impl Command {
             }
         };
         let cmd = match head {
-            "hello" => {
-                expect(0, "hello")?;
-                Command::Hello
-            }
+            "hello" => match args {
+                [] => Command::Hello(None),
+                [token] => Command::Hello(Some(parse_token(token)?)),
+                _ => return Err(syntax("usage: hello [TOKEN]")),
+            },
             "ping" => match args {
                 [] => Command::Ping(None),
                 [token] => Command::Ping(Some(parse_token(token)?)),
@@ -451,7 +454,8 @@ impl Command {
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Command::Hello => f.write_str("hello"),
+            Command::Hello(None) => f.write_str("hello"),
+            Command::Hello(Some(token)) => write!(f, "hello {token}"),
             Command::Ping(None) => f.write_str("ping"),
             Command::Ping(Some(token)) => write!(f, "ping {token}"),
             Command::Stop => f.write_str("stop"),

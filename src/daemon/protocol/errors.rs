@@ -44,11 +44,14 @@ pub enum ErrorCode {
     NotPersonsTurn,
     /// Written to a TCP client whose connection another client took over, before it is closed.
     TakenOver,
+    /// A TCP connection whose first request is not `hello TOKEN` with the daemon's token
+    /// (`serve --token-file`), before it is closed.
+    Unauthorized,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::Syntax,
         ErrorCode::UnknownCommand,
         ErrorCode::BadBoard,
@@ -68,6 +71,7 @@ impl ErrorCode {
         ErrorCode::BadPdn,
         ErrorCode::NotPersonsTurn,
         ErrorCode::TakenOver,
+        ErrorCode::Unauthorized,
     ];
 
     /// The protocol word.
@@ -92,6 +96,7 @@ impl ErrorCode {
             ErrorCode::BadPdn => "bad-pdn",
             ErrorCode::NotPersonsTurn => "not-persons-turn",
             ErrorCode::TakenOver => "taken-over",
+            ErrorCode::Unauthorized => "unauthorized",
         }
     }
 

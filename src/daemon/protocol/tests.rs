@@ -161,3 +161,18 @@ fn error_codes_have_distinct_words() {
         assert_eq!(ErrorCode::from_word(c.word()), Some(c));
     }
 }
+
+#[test]
+fn comment_lines_get_no_reply_whatever_they_hold() {
+    for line in [
+        "# a\u{b}b",
+        "# a\rb",
+        "#\u{a0}nbsp",
+        "  \t# indented \u{1b}[31m",
+        "#",
+    ] {
+        assert_eq!(Command::parse(line), Ok(None), "{line:?}");
+    }
+    // A control character outside a comment is still an error.
+    assert!(Command::parse("ping\u{b}1").is_err());
+}

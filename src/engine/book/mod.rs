@@ -37,7 +37,8 @@
 //! version 1 record takes the header's), the number of moves (u8), then per move its path length
 //! (u8), its path as standard square numbers (u8 each) and its value (i16).
 //!
-//! A file is refused with a [`BookError`] naming the fault: wrong magic, another version, a board
+//! A file is refused with a [`BookError`] naming the fault: not a regular file of at most
+//! [`MAX_BOOK_FILE`] bytes (read through [`crate::files`]), no book header, another version, a board
 //! size this program does not have or that is not the one expected, a truncated file or extra
 //! bytes, a checksum mismatch, an impossible position, or a move that is not legal in its position.
 
@@ -65,9 +66,15 @@ pub const HEADER_LEN_V1: usize = HEADER_LEN - 8;
 /// The built-in 8x8 book (see `docs/experiments/opening-book.md` for how it was built).
 pub const BUILTIN_8X8: &[u8] = include_bytes!("../../../books/8x8.cbbk");
 
+/// The largest book file read (a book of a million positions is about 40 MiB).
+pub const MAX_BOOK_FILE: u64 = 256 << 20;
+
 /// Why a book could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum BookError {
+    /// The file cannot be read: missing, not a regular file, or too large.
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
     /// The file could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -77,7 +84,7 @@ pub enum BookError {
         source: std::io::Error,
     },
     /// The file does not start with the book magic.
-    #[error("not an opening book (wrong magic)")]
+    #[error("not a checkersbot opening book (no CBBOOK header)")]
     Magic,
     /// Another format version.
     #[error("book format version {found}; this program reads versions 1 and 2")]
@@ -319,10 +326,7 @@ impl Book {
 
     /// Reads a book file.
     pub fn load(path: &Path) -> Result<Book, BookError> {
-        let bytes = std::fs::read(path).map_err(|source| BookError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let bytes = crate::files::read_regular(path, MAX_BOOK_FILE)?;
         Book::from_bytes(&bytes)
     }
 

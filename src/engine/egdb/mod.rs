@@ -32,6 +32,10 @@ use std::path::PathBuf;
 /// Why a database could not be built, opened or read.
 #[derive(Debug, thiserror::Error)]
 pub enum EgdbError {
+    /// A slice file cannot be opened: missing, unreadable or not a regular file (a FIFO, a
+    /// device), checked without blocking.
+    #[error(transparent)]
+    File(#[from] crate::files::FileError),
     /// A file or directory could not be read or written.
     #[error("{0}: {1}")]
     Io(PathBuf, #[source] std::io::Error),

@@ -344,8 +344,7 @@ impl SliceFile {
         use std::os::unix::fs::FileExt;
         let bad = |why: String| EgdbError::Corrupt(path.to_path_buf(), why);
         let io = |e| EgdbError::Io(path.to_path_buf(), e);
-        let file = File::open(path).map_err(io)?;
-        let file_bytes = file.metadata().map_err(io)?.len();
+        let (file, file_bytes) = crate::files::open_regular(path)?;
         if file_bytes < (FIXED + 8) as u64 {
             return Err(bad(format!("{file_bytes} bytes is too short for a header")));
         }

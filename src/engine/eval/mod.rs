@@ -118,6 +118,9 @@ pub fn default_learned() -> LearnedSet {
     })
 }
 
+/// The largest weights file read (the built-in 8x8 weights are about 240 KiB).
+pub const MAX_WEIGHTS_FILE: u64 = 16 << 20;
+
 /// The learned weights an evaluation choice names: none for `hand`, the built-in weights
 /// ([`BUILT_IN`]) for `learned`, else the weights file at that path (read and checked; the error
 /// says what is wrong with it). A file named `learned` is given as `./learned`.
@@ -126,7 +129,8 @@ pub fn load_eval(spec: &str) -> Result<LearnedSet, String> {
         "hand" => Ok(LearnedSet::hand()),
         "learned" => built_in(),
         path => {
-            let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+            let bytes = crate::files::read_regular(std::path::Path::new(path), MAX_WEIGHTS_FILE)
+                .map_err(|e| e.to_string())?;
             LearnedWeights::from_bytes(&bytes)
                 .map(LearnedSet::single)
                 .map_err(|e| format!("'{path}': {e}"))

@@ -1,17 +1,21 @@
-//! Files named from the wire (`set eval PATH`, `set record DIR`): checked before they are used,
-//! so that a request can neither hang the daemon (a FIFO with no writer, a device), nor make it
-//! read without bound (`/dev/zero`, a huge file), nor leave a half-written record.
+//! Files a person or a request names (weights, opening books, endgame database slices, game
+//! records, `serve` flags and `set` requests alike): checked before they are used, so that a
+//! name can neither hang the program (a FIFO with no writer, a device), nor make it read without
+//! bound (`/dev/zero`, a huge file), nor leave a half-written record behind.
 //!
-//! - [`read_regular`] opens without blocking (`O_NONBLOCK`, no controlling terminal), checks on
-//!   the open descriptor that it is a regular file of at most the given size, and only then reads
-//!   it (never more than that size).
+//! - [`open_regular`] opens without blocking (`O_NONBLOCK`, no controlling terminal,
+//!   close-on-exec) and checks on the open descriptor that it is a regular file; [`read_regular`]
+//!   also checks its size against a limit and only then reads it (never more than that size).
 //! - [`check_record_dir`] takes an existing directory, or creates one whose parent exists (never a
 //!   chain of directories), and proves it writable by creating and removing a file in it.
-//! - [`write_atomically`] writes a file under a temporary name in its directory, syncs it and
-//!   renames it into place: a reader sees the whole file or none.
+//! - [`write_atomically`] writes a file under a hidden temporary name in its directory (with the
+//!   writer's process id), syncs it and renames it into place: a reader sees the whole file or
+//!   none. [`remove_stale_temporaries`] removes the temporary files of writers that no longer
+//!   run (a process killed in the middle of a write).
 //!
-//! Their errors say what to fix without telling a missing file from an unreadable one or from
-//! something that is not a regular file ([`FileError::Unusable`]).
+//! Their errors are the program's own words, the same whichever file it is, and say what to fix
+//! without telling a missing file from an unreadable one or from something that is not a regular
+//! file ([`FileError::Unusable`]).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -35,27 +39,35 @@ pub enum FileError {
     NotWritableDir(String),
 }
 
-/// Reads the regular file at `path`, of at most `max` bytes (see the module documentation).
-pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FileError> {
+/// Opens the regular file at `path` for reading without blocking on what is not one (see the
+/// module documentation); returns it with its size.
+pub fn open_regular(path: &Path) -> Result<(std::fs::File, u64), FileError> {
     use std::os::unix::fs::OpenOptionsExt;
-    let shown = path.display().to_string();
-    let unusable = || FileError::Unusable(shown.clone());
+    let unusable = || FileError::Unusable(path.display().to_string());
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
         .map_err(|_| unusable())?;
     let meta = file.metadata().map_err(|_| unusable())?;
     if !meta.is_file() {
         return Err(unusable());
     }
-    if meta.len() > max {
+    Ok((file, meta.len()))
+}
+
+/// Reads the regular file at `path`, of at most `max` bytes (see the module documentation).
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FileError> {
+    let shown = path.display().to_string();
+    let unusable = || FileError::Unusable(shown.clone());
+    let (file, len) = open_regular(path)?;
+    if len > max {
         return Err(FileError::TooBig {
             path: shown,
             max_mib: max >> 20,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     // The file may grow meanwhile: never more than the limit.
     file.take(max + 1)
         .read_to_end(&mut bytes)
@@ -69,7 +81,9 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FileError> {
     Ok(bytes)
 }
 
-/// Checks that records can be written to `dir` (see the module documentation); returns it.
+/// Checks that records can be written to `dir` (see the module documentation) and removes the
+/// temporary files of writers killed in the middle of a record ([`remove_stale_temporaries`]);
+/// returns it.
 pub fn check_record_dir(dir: &Path) -> Result<PathBuf, FileError> {
     let refused = || FileError::NotWritableDir(dir.display().to_string());
     match std::fs::metadata(dir) {
@@ -84,7 +98,19 @@ pub fn check_record_dir(dir: &Path) -> Result<PathBuf, FileError> {
         .open(&probe)
         .map_err(|_| refused())?;
     std::fs::remove_file(&probe).map_err(|_| refused())?;
+    let removed = remove_stale_temporaries(dir);
+    if removed > 0 {
+        tracing::info!(
+            "{removed} temporary files of interrupted record writes removed from {}",
+            dir.display()
+        );
+    }
     Ok(dir.to_path_buf())
+}
+
+/// The hidden temporary name [`write_atomically`] writes `name` under, for process `pid`.
+fn temporary_name(name: &str, pid: u32) -> String {
+    format!(".{name}.{pid}.tmp")
 }
 
 /// Writes `text` to `path` through a temporary file in the same directory, renamed into place
@@ -94,7 +120,7 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(temporary_name(&name, std::process::id()));
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -108,6 +134,42 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
         std::fs::remove_file(&tmp).ok();
     }
     result
+}
+
+/// Removes from `dir` the temporary files of [`write_atomically`] whose writer no longer runs
+/// (killed in the middle of a write: the file it was writing was never renamed into place);
+/// those of running processes, this one included, are left alone. Returns how many it removed.
+pub fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name
+            .strip_prefix('.')
+            .and_then(|n| n.strip_suffix(".tmp"))
+            .and_then(|n| n.rsplit_once('.'))
+            .and_then(|(_, pid)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid <= 0 || process_runs(pid) {
+            continue;
+        }
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && std::fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether process `pid` exists (it may belong to another user).
+fn process_runs(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 #[cfg(test)]
@@ -168,6 +230,31 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "1. 11-15 *\n");
         let left: Vec<_> = std::fs::read_dir(dir.join("new")).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file left");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn temporaries_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = scratch("tmp");
+        // A writer that has exited: a child process that ran and was reaped.
+        let dead = std::process::Command::new("true")
+            .spawn()
+            .and_then(|mut c| c.wait().map(|_| c.id()))
+            .unwrap();
+        let mine = std::process::id();
+        for (name, pid) in [("game-1-001.pdn", dead), ("game-2-002.pdn", mine)] {
+            std::fs::write(dir.join(temporary_name(name, pid)), "1. 11-15").unwrap();
+        }
+        std::fs::write(dir.join("game-3-003.pdn"), "1. 11-15 *").unwrap();
+        std::fs::write(dir.join(".notes.tmp"), "kept: no process id").unwrap();
+        assert_eq!(remove_stale_temporaries(&dir), 1);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        left.sort();
+        let live = temporary_name("game-2-002.pdn", mine);
+        assert_eq!(left, vec![".notes.tmp", live.as_str(), "game-3-003.pdn"]);
         std::fs::remove_dir_all(&dir).ok();
     }
 }
