@@ -254,7 +254,7 @@ mod tests {
             .collect();
         left.sort();
         let live = temporary_name("game-2-002.pdn", mine);
-        assert_eq!(left, vec![".notes.tmp", live.as_str(), "game-3-003.pdn"]);
+        assert_eq!(left, vec![live.as_str(), ".notes.tmp", "game-3-003.pdn"]);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -471,13 +471,12 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("option book type string default off value builtin")),
+            .any(|l| l.starts_with("option book type string default builtin value builtin")),
         "{lines:?}"
     );
     assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("error bad-option book /no/such/book")),
+        lines.iter().any(|l| *l
+            == "error bad-option book: cannot use /no/such/book: not a readable regular file"),
         "{lines:?}"
     );
     // `status` names the book in use, and none once it is off.

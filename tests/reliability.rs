@@ -131,9 +131,11 @@ fn end_of_input_lets_the_search_run_its_budget() {
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
     let input = format!("newgame\n{}\n", board_line(&start, Side::Bot));
     let sink = MemorySink::default();
+    // The book off: the start position is searched, not answered from it.
     let settings = Settings {
         depth: Some(11),
         info: InfoMode::Final,
+        book: None,
         ..Settings::deterministic()
     };
     replay(
@@ -329,7 +331,11 @@ fn a_move_searched_while_the_device_is_away_arrives_after_it_returns() {
     let mut pty = Pty::new();
     let link = device_link("rel", &pty.path);
     let link_text = link.to_string_lossy().to_string();
-    let _d = serve_on(&link_text, &["--movetime", "1500", "--info", "off"]);
+    // The book off: the start position is searched while the cable is out.
+    let _d = serve_on(
+        &link_text,
+        &["--movetime", "1500", "--info", "off", "--book", "off"],
+    );
     assert_eq!(pty.ask_until_open("ping"), "pong");
     assert_eq!(pty.ask_until_open("newgame"), "ok");
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);

@@ -74,7 +74,8 @@ fn each_move_arrives_within_movetime_plus_a_margin() {
 
 #[test]
 fn ping_status_and_stop_are_answered_while_the_engine_thinks() {
-    let mut d = Daemon::start(&["--movetime", "5000", "--info", "off"]);
+    // The book off: the start position is searched, not answered from it.
+    let mut d = Daemon::start(&["--movetime", "5000", "--info", "off", "--book", "off"]);
     assert_eq!(d.ask("newgame"), "ok");
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
     let t = Instant::now();

@@ -408,7 +408,12 @@ fn parse_search_info(words: &[&str]) -> Option<SearchInfo> {
             ("time", Some(v)) => info.time_ms = Some(v.parse().ok()?),
             ("nps", Some(v)) => info.nps = Some(v.parse().ok()?),
             ("egdb", Some(v)) => info.egdb = v.parse().ok()?,
-            ("book", _) => info.book = true,
+            // A flag, not a key with a value.
+            ("book", _) => {
+                info.book = true;
+                i += 1;
+                continue;
+            }
             ("score", Some(kind)) => {
                 let v: i32 = words.get(i + 2)?.parse().ok()?;
                 info.score = match *kind {

@@ -176,3 +176,14 @@ fn comment_lines_get_no_reply_whatever_they_hold() {
     // A control character outside a comment is still an error.
     assert!(Command::parse("ping\u{b}1").is_err());
 }
+
+#[test]
+fn a_book_move_info_line_reads_back_with_and_without_timings() {
+    for line in [
+        "info depth 0 score cp 11 book pv C5-D4",
+        "info depth 0 score cp 11 nodes 0 time 0 nps 0 book pv C5-D4",
+    ] {
+        let reply = Reply::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(reply.to_string(), line);
+    }
+}
