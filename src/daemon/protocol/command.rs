@@ -58,6 +58,9 @@ pub enum Command {
     TakeBack,
     /// `status`: the tracked game and the settings, without changing anything.
     Status,
+    /// `moves [SETUP]`: every legal move of a position (the game's current one without a
+    /// position), as `legal` lines, then `ok`; answered at once, the game is not touched.
+    Moves(Option<Setup>),
 }
 
 /// The start layout of `newgame`.
@@ -395,6 +398,20 @@ impl Command {
                 expect(0, "status")?;
                 Command::Status
             }
+            "moves" => Command::Moves(match args {
+                [] => None,
+                // Any position `position` takes; its usage message names `moves`.
+                _ => Some(Setup::parse(args).map_err(|e| {
+                    if e.message.starts_with("usage:") {
+                        syntax(
+                            "usage: moves [ROWS SIDE | fen FEN | start SIDE] [moves M1 M2 ...] \
+                             | moves pdn TEXT",
+                        )
+                    } else {
+                        e
+                    }
+                })?),
+            }),
             "analyse" | "analyze" => match args {
                 [n, rest @ ..] => {
                     let lines = crate::engine::bounds::parse_in("lines", n, &MULTIPV)
@@ -438,7 +455,7 @@ impl Command {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
                     format!(
-                        "'{}'; commands: hello ping set options newgame position board analyse hint takeback status stop repeat quit",
+                        "'{}'; commands: hello ping set options newgame position board moves analyse hint takeback status stop repeat quit",
                         clip(head)
                     ),
                 ))
@@ -481,6 +498,8 @@ impl fmt::Display for Command {
             Command::Hint => f.write_str("hint"),
             Command::TakeBack => f.write_str("takeback"),
             Command::Status => f.write_str("status"),
+            Command::Moves(None) => f.write_str("moves"),
+            Command::Moves(Some(setup)) => write!(f, "moves {setup}"),
         }
     }
 }

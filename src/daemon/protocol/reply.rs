@@ -237,6 +237,9 @@ pub enum Reply {
     },
     /// `hint PATH [captures SQUARES] [crown]`: the person's best move.
     Hint(MoveInfo),
+    /// `legal PATH [captures SQUARES] [crown]`: one legal move of a `moves` request (not a final
+    /// reply; `ok` ends the list).
+    Legal(MoveInfo),
     /// `expect ROWS SIDE`: after `takeback`, the board the daemon now expects, with the side to
     /// move.
     Expect {
@@ -257,9 +260,12 @@ pub enum Reply {
 }
 
 impl Reply {
-    /// Whether this reply ends a request (everything but `info`, `option` and `line`).
+    /// Whether this reply ends a request (everything but `info`, `option`, `line` and `legal`).
     pub fn is_final(&self) -> bool {
-        !matches!(self, Reply::Info(_) | Reply::Option(_) | Reply::Line { .. })
+        !matches!(
+            self,
+            Reply::Info(_) | Reply::Option(_) | Reply::Line { .. } | Reply::Legal(_)
+        )
     }
 
     /// Whether the writer may drop this line when too many wait (only `info` lines).
@@ -349,6 +355,7 @@ impl Reply {
                 info: parse_search_info(rest).ok_or_else(bad)?,
             },
             ("hint", args) => Reply::Hint(parse_move_words(args).ok_or_else(bad)?),
+            ("legal", args) => Reply::Legal(parse_move_words(args).ok_or_else(bad)?),
             ("expect", [rows, side]) => Reply::Expect {
                 rows: rows.to_string(),
                 side: Side::from_letter(side).ok_or_else(bad)?,
@@ -489,6 +496,10 @@ impl fmt::Display for Reply {
             }
             Reply::Hint(m) => {
                 f.write_str("hint ")?;
+                move_words(f, m)
+            }
+            Reply::Legal(m) => {
+                f.write_str("legal ")?;
                 move_words(f, m)
             }
             Reply::Expect { rows, side } => write!(f, "expect {} {side}", printable(rows)),

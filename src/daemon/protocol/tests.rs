@@ -44,6 +44,12 @@ fn commands_round_trip() {
         "position _b_b/____/____/p_p_ b moves A1-B2 D2-C1",
         "position fen W:W21,22:B1,2 moves 22-18 1-5",
         "position pdn [FEN \"W:W21,22:B1,2\"] 1. 22-18 1-5 *",
+        "moves",
+        "moves start b",
+        "moves _b_b/____/____/p_p_ p",
+        "moves fen W:W21,22:B1,2",
+        "moves start b moves 11-15 23-19",
+        "moves pdn 1. 11-15 23-19 *",
     ] {
         let cmd = Command::parse(line).unwrap().unwrap();
         assert_eq!(cmd.to_string(), line);
@@ -96,6 +102,9 @@ fn bad_commands_get_their_codes() {
     assert_eq!(code("analyse 2 start b moves 11-15"), ErrorCode::Syntax);
     assert_eq!(code("hint now"), ErrorCode::Syntax);
     assert_eq!(code("status now"), ErrorCode::Syntax);
+    assert_eq!(code("moves start"), ErrorCode::Syntax);
+    assert_eq!(code("moves start x"), ErrorCode::Syntax);
+    assert_eq!(code("moves start b moves"), ErrorCode::Syntax);
     assert_eq!(code("set level expert"), ErrorCode::BadOption);
     assert_eq!(code("set style wild"), ErrorCode::BadOption);
 }
@@ -130,6 +139,8 @@ fn replies_round_trip() {
         "line 2 depth 6 score loss 4 pv C3-D4",
         "hint F2 E3",
         "hint E3 C5 captures D4",
+        "legal F2 E3",
+        "legal E5 C3 A1 captures D4 B2 crown",
         "expect _b_b/____/____/p_p_ p",
         "error nothing-to-take-back the person has not moved in this game",
         "status state nogame size none side none position none expect none seen none plies 0 \
@@ -153,6 +164,7 @@ fn replies_round_trip() {
             .is_final()
     );
     assert!(Reply::parse("hint F2 E3").unwrap().is_final());
+    assert!(!Reply::parse("legal F2 E3").unwrap().is_final());
 }
 
 #[test]
