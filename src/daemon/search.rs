@@ -254,9 +254,10 @@ impl Daemon {
         if infinite {
             limits = Limits::default();
         } else {
-            // The time is shared among the lines.
+            // The time and the nodes are shared among the lines.
             let total = limits.movetime.unwrap_or(ANALYSIS_CAP);
             limits.movetime = Some(total / lines.max(1) as u32);
+            limits.nodes = limits.nodes.map(|n| (n / lines.max(1) as u64).max(1));
         }
         let job = Job::Analyse(AnalyseJob {
             pos,

@@ -5,7 +5,7 @@ use super::errors::clip;
 use super::errors::{bad_option, syntax, ErrorCode, ProtocolError};
 use super::text::*;
 use crate::camera::tracking::AutoNewGame;
-use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMELEFT_MS};
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, NODES, THREADS, TIMELEFT_MS};
 use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::play::level::{Level, Style};
 use crate::rules::geometry::BoardSize;
@@ -174,6 +174,8 @@ pub enum SetOption {
     Movetime(u64),
     /// Depth limit; 0 = none.
     Depth(u32),
+    /// Node budget of a search; 0 = none.
+    Nodes(u64),
     /// Search threads.
     Threads(usize),
     /// Transposition table MiB.
@@ -220,6 +222,7 @@ impl SetOption {
         Ok(match name.to_ascii_lowercase().as_str() {
             "movetime" => SetOption::Movetime(parse_number("movetime", value, &MOVETIME_MS)?),
             "depth" => SetOption::Depth(parse_number("depth", value, &DEPTH)?),
+            "nodes" => SetOption::Nodes(parse_number("nodes", value, &NODES)?),
             "threads" => SetOption::Threads(parse_number("threads", value, &THREADS)?),
             "hash" => SetOption::Hash(parse_number("hash", value, &HASH_MB)?),
             "size" | "layout" => SetOption::Size(parse_size(value).ok_or_else(|| {
@@ -294,6 +297,7 @@ impl fmt::Display for SetOption {
         match self {
             SetOption::Movetime(v) => write!(f, "movetime {v}"),
             SetOption::Depth(v) => write!(f, "depth {v}"),
+            SetOption::Nodes(v) => write!(f, "nodes {v}"),
             SetOption::Threads(v) => write!(f, "threads {v}"),
             SetOption::Hash(v) => write!(f, "hash {v}"),
             SetOption::Size(s) => write!(f, "size {}", s.n()),

@@ -11,6 +11,7 @@ fn commands_round_trip() {
         "quit",
         "set movetime 250",
         "set depth 6",
+        "set nodes 50000",
         "set threads 2",
         "set hash 32",
         "set size 10",
@@ -90,6 +91,8 @@ fn bad_commands_get_their_codes() {
     assert_eq!(code("board _b_b/____/____/p_p_ x"), ErrorCode::Syntax);
     assert_eq!(code("set movetime soon"), ErrorCode::BadOption);
     assert_eq!(code("set threads 0"), ErrorCode::BadOption);
+    assert_eq!(code("set nodes -1"), ErrorCode::BadOption);
+    assert_eq!(code("set nodes 1000000000001"), ErrorCode::BadOption);
     assert_eq!(code("set colour blue"), ErrorCode::BadOption);
     assert_eq!(code("set size 7"), ErrorCode::BadOption);
     assert_eq!(code("newgame 7"), ErrorCode::Syntax);
