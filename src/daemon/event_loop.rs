@@ -416,6 +416,7 @@ impl Daemon {
                 self.dirty = true;
                 self.search_done(result)
             }
+            Event::AnalysisProgress(infos) => self.analysis_progress(infos),
             Event::AnalysisDone(lines) => self.analysis_done(lines),
             Event::Loaded(loaded) => {
                 self.dirty = true;

@@ -288,6 +288,22 @@ impl Daemon {
         }
     }
 
+    /// A depth an analysis without limits has completed: its lines as `info line K ...` lines
+    /// (with `set info iterations`), so that a client sees the analysis grow.
+    pub(super) fn analysis_progress(&mut self, infos: Vec<crate::engine::Info>) {
+        let Some(pending) = self.pending.as_ref().filter(|p| p.work == Work::Analyse) else {
+            return;
+        };
+        if self.settings.info != InfoMode::Iterations {
+            return;
+        }
+        self.to = pending.session;
+        for (i, info) in infos.iter().enumerate() {
+            let info = SearchInfo::of(info, self.settings.timing);
+            self.send(&Reply::Info(InfoLine::Line { rank: i + 1, info }));
+        }
+    }
+
     /// The lines of an analysis: `line`s and `ok` for `analyse`, the move for `hint`.
     pub(super) fn analysis_done(&mut self, results: Vec<SearchResult>) {
         let Some(pending) = self

@@ -188,6 +188,14 @@ pub enum InfoLine {
     Search(SearchInfo),
     /// `info newgame`: the start position seen on the board began a new game (`autonewgame`).
     NewGame,
+    /// `info line K depth ...`: the K-th best move at a depth an `analyse N infinite` has
+    /// completed (score from the point of view of the side to move in the analysed position).
+    Line {
+        /// Rank, from 1.
+        rank: usize,
+        /// Depth, score and principal variation.
+        info: SearchInfo,
+    },
 }
 
 /// A reply line.
@@ -346,6 +354,10 @@ impl Reply {
                 side: Side::from_letter(side).ok_or_else(bad)?,
             }),
             ("info", ["newgame"]) => Reply::Info(InfoLine::NewGame),
+            ("info", ["line", rank, rest @ ..]) => Reply::Info(InfoLine::Line {
+                rank: rank.parse().map_err(|_| bad())?,
+                info: parse_search_info(rest).ok_or_else(bad)?,
+            }),
             ("info", ["depth", ..]) => {
                 Reply::Info(InfoLine::Search(parse_search_info(args).ok_or_else(bad)?))
             }
@@ -488,6 +500,10 @@ impl fmt::Display for Reply {
             Reply::Info(InfoLine::Search(i)) => {
                 f.write_str("info ")?;
                 search_words(f, i)
+            }
+            Reply::Info(InfoLine::Line { rank, info }) => {
+                write!(f, "info line {rank} ")?;
+                search_words(f, info)
             }
             Reply::Option(o) => write!(f, "{o}"),
             Reply::Line { rank, info } => {

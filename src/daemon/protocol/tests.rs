@@ -133,6 +133,7 @@ fn replies_round_trip() {
         "info accepted _b_b/____/____/p_p_ p",
         "info depth 4 score cp -12 pv C1-D2 F2-E3",
         "info depth 9 score win 7 nodes 1234 time 12 nps 100000 pv E5-C3-A1",
+        "info line 2 depth 5 score cp -8 nodes 900 time 3 nps 300000 pv C5-D6 F2-E3",
         "error illegal-transition E3,F4: no legal move by p explains this board",
         "option movetime type int min 0 max 3600000 default 1000 value 250",
         "option strict type bool default on value off",
