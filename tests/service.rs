@@ -84,6 +84,49 @@ fn an_unbounded_analysis_answers_ping_and_ends_at_stop() {
 }
 
 #[test]
+fn an_unbounded_analysis_writes_each_depth_as_it_goes_and_moves_is_answered_meanwhile() {
+    let mut d = Daemon::start(&["--movetime", "0", "--info", "iterations"]);
+    assert_eq!(d.ask("ping"), "pong");
+    d.send("analyse 2 infinite start b");
+    // The lines of each completed depth come as `info line K ...` while it runs: ranks 1, 2 of
+    // depth 1, then of depth 2, ...
+    let mut seen = Vec::new();
+    while seen.len() < 6 {
+        let l = d.next();
+        let words: Vec<&str> = l.split(' ').collect();
+        assert_eq!(words[..2], ["info", "line"], "{l}");
+        assert!(l.contains(" score ") && l.contains(" pv "), "{l}");
+        seen.push((words[2].to_string(), words[4].to_string()));
+    }
+    let want: Vec<(String, String)> = [(1, 1), (2, 1), (1, 2), (2, 2), (1, 3), (2, 3)]
+        .iter()
+        .map(|(k, d)| (k.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(seen, want);
+    // `moves` reads a position only: answered at once, before the analysis ends.
+    d.send("moves start b");
+    let mut legal = Vec::new();
+    loop {
+        let l = d.next();
+        if l.starts_with("info line ") {
+            continue;
+        }
+        if l == "ok" {
+            break;
+        }
+        assert!(l.starts_with("legal C"), "{l}");
+        legal.push(l);
+    }
+    assert_eq!(legal.len(), 7, "{legal:?}");
+    d.send("stop");
+    let (lines, last) = analysis_reply(&mut d);
+    assert_eq!(last, "ok");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(d.reply(), "ok", "the stop's own ok");
+    assert_eq!(d.ask("quit"), "bye");
+}
+
+#[test]
 fn an_analysis_with_no_move_time_is_capped_unless_asked_to_be_infinite() {
     // `movetime 0` without `infinite`: the documented cap (10 s) bounds it without `stop`.
     let mut d = Daemon::start(&["--movetime", "0", "--info", "off"]);

@@ -10,7 +10,9 @@ daemon has a timeout, so a fault fails a test instead of hanging it.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
+import queue
 import random
 import re
 import subprocess
@@ -20,7 +22,7 @@ import threading
 import time
 import unittest
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple, Type
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -29,12 +31,15 @@ BIN = os.environ.get("CHECKERSBOT_BIN", str(ROOT / "target" / "release" / "check
 # The package as it is in the source tree (next to this file: sys.path[0]); the examples are
 # run against the copy that pip installs, offline.
 from checkersbot_client import (  # noqa: E402
-    START_8X8, ArmIncompleteError, AsyncEngine, BadBoardError, BadFenError, BadOptionError,
-    BoolOption, BotMove, ChoiceOption, EngineError, EngineTerminatedError, EngineTimeoutError,
-    Engine, GameOver, IllegalTransitionError, Info, IntOption, Limit, Move,
-    NoGameError, NothingToRepeatError, NothingToTakeBackError, NotPersonsTurnError, Position,
-    ProtocolError, Score, Status, StringOption, SyntaxReplyError, TakenOverError, Unchanged,
-    UnknownCommandError, Wait, parse_board_reply, parse_option)
+    START_8X8, Analysis, ArmIncompleteError, AsyncAnalysis, AsyncEngine, BadBoardError,
+    BadFenError, BadOptionError, BoolOption, BotMove, BusyError, ChoiceOption, EngineBusyError,
+    EngineError, EngineTerminatedError, EngineTimeoutError, Engine, GameOver,
+    IllegalTransitionError, Info, IntOption, Limit, Move, NoGameError, NothingToRepeatError,
+    NothingToTakeBackError, NotPersonsTurnError, Position, PovScore, ProtocolError, Score,
+    Status, StringOption, SyntaxReplyError, TakenOverError, Unchanged, UnknownCommandError, Wait,
+    parse_board_reply, parse_option)
+from checkersbot_client._engine import _Link  # noqa: E402
+from checkersbot_client._types import rotate_move_text, setup_side  # noqa: E402
 
 CALL = 60.0  # the timeout of calls that should answer within seconds
 PERSON_PLAYED = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/_p______/p___p_p_/_p_p_p_p/p_p_p_p_"
@@ -74,13 +79,34 @@ class Parsing(unittest.TestCase):
         self.assertEqual((i.depth, i.nodes, i.time, i.nps, i.egdb), (9, 100, 0.25, 400, 3))
         self.assertEqual(i.pv, [["E5", "C3", "A1"], ["B2", "C3"]])
         assert i.score is not None
-        self.assertTrue(i.score.is_win and i.score.from_database)
-        self.assertEqual((i.score.cp, i.score.plies), (None, 12))
-        line = Info.parse("line 2 depth 4 score cp -15 pv C5-D6 F2-E3")
-        self.assertEqual((line.multipv, line.depth, line.score), (2, 4, Score("cp", -15)))
+        self.assertTrue(i.score.relative.is_win and i.score.relative.from_database)
+        self.assertEqual((i.score.relative.cp, i.score.relative.plies), (None, 12))
+        self.assertEqual(i.score, PovScore(Score("dbwin", 12), "b"))  # the bot's own search
+        line = Info.parse("line 2 depth 4 score cp -15 pv C5-D6 F2-E3", "p")
+        self.assertEqual((line.multipv, line.depth, line.score),
+                         (2, 4, PovScore(Score("cp", -15), "p")))
+        growing = Info.parse("info line 3 depth 7 score win 9 nodes 5 pv C5-D6", "p")
+        self.assertEqual((growing.multipv, growing.depth, growing.nodes), (3, 7, 5))
+        book = Info.parse("info depth 0 score cp 20 book pv C5-D4")
+        self.assertEqual((book.book, book.pv), (True, [["C5", "D4"]]))
         self.assertEqual(Score("loss", 7).is_loss, True)
         with self.assertRaises(ProtocolError):
             Info.parse("info depth 3 score mate 2 pv A1-B2")
+
+    def test_scores_have_a_point_of_view(self) -> None:
+        self.assertEqual(-Score("cp", 30), Score("cp", -30))
+        self.assertEqual((-Score("win", 7), -Score("dbloss", 300)),
+                         (Score("loss", 7), Score("dbwin", 300)))
+        hint = PovScore(Score("cp", 40), "p")  # a hint: the person to move
+        self.assertEqual((hint.relative, hint.person(), hint.bot()),
+                         (Score("cp", 40), Score("cp", 40), Score("cp", -40)))
+        self.assertEqual(PovScore(Score("win", 5), "b").pov("p"), Score("loss", 5))
+        self.assertEqual(-hint, PovScore(Score("cp", -40), "b"))
+        self.assertEqual(hint.bot(), (-hint).bot())
+        self.assertEqual(str(hint), "cp 40 (p to move)")
+        rotated = Info.parse("info depth 2 score cp 12 pv C5-D4", "b").rotated(8)
+        assert rotated.score is not None
+        self.assertEqual((rotated.score.person(), rotated.pv), (Score("cp", 12), [["F2", "E3"]]))
 
     def test_options(self) -> None:
         self.assertEqual(parse_option("option movetime type int min 0 max 3600000 default 1000 "
@@ -110,9 +136,421 @@ class Parsing(unittest.TestCase):
         self.assertEqual(Move(["F2", "E1"]).rotated(8), Move(["C5", "D6"]))
         after = start.after(Move(["F2", "E1"]))
         self.assertEqual(after, Position(PERSON_PLAYED, "b"))
+        self.assertEqual(setup_side(Position.start("p")), "p")
+        self.assertEqual([setup_side(t) for t in ("start b", "fen W:W21:B1", "fen B:W21:B1",
+                                                  f"{START_8X8} p", "pdn 1. 11-15 *")],
+                         ["b", "p", "b", "p", None])
+        self.assertEqual(rotate_move_text("F2-E3", 8), "C5-D4")
+        self.assertEqual(rotate_move_text(Move(["E5", "C3", "A1"], ["D4", "B2"]), 8), "D2-F4-H6")
+        self.assertEqual(rotate_move_text("22x15", 8), "11x18")  # PDN: n -> 33 - n on 8x8
+        self.assertEqual(rotate_move_text("1-5", 4), "8-4")
+
+    def test_limits(self) -> None:
         with self.assertRaises(ValueError):
             Limit().settings()
-        self.assertEqual(Limit(time=0.25).settings(), (250, 0))
+        no = {"movetime": "0", "depth": "0", "nodes": "0", "clock": "off"}
+        self.assertEqual(Limit(time=0.25).settings(), {**no, "movetime": "250"})
+        self.assertEqual(Limit(depth=6, nodes=20000).settings(),
+                         {**no, "depth": "6", "nodes": "20000"})
+        self.assertEqual(Limit(clock=30, inc=0.5).settings(), {**no, "clock": "30+0.5"})
+        self.assertEqual(Limit(clock=2.05, depth=3).settings(),
+                         {**no, "depth": "3", "clock": "2.05+0"})
+        for bad in (Limit(time=1, clock=2), Limit(inc=1, depth=2), Limit(nodes=0),
+                    Limit(clock=0), Limit(time=-1)):
+            with self.assertRaises(ValueError, msg=str(bad)):
+                bad.settings()
+
+
+class FakeLink(_Link):
+    """A daemon played by the test: each request written comes out of `requests`; `say` writes
+    a line to the client. Interleavings that a real daemon shows only by chance are shown here
+    on purpose."""
+
+    def __init__(self) -> None:
+        self.requests: "queue.Queue[str]" = queue.Queue()
+        self.lines: "queue.Queue[bytes]" = queue.Queue()
+
+    def write(self, data: bytes) -> None:
+        text = data.decode().rstrip("\n")
+        if text.startswith("ping sync-"):  # connecting: answered at once
+            self.say(f"pong {text[5:]}")
+        else:
+            self.requests.put(text)
+
+    def readline(self) -> bytes:
+        return self.lines.get()
+
+    def close(self, timeout: float) -> None:
+        self.lines.put(b"")
+
+    def say(self, *lines: str) -> None:
+        for line in lines:
+            self.lines.put(line.encode() + b"\n")
+
+    def next(self) -> str:
+        return self.requests.get(timeout=CALL)
+
+
+def in_thread(call: Callable[[], Any]) -> "queue.Queue[Any]":
+    """Runs `call` in a thread; its result (or exception) comes out of the queue."""
+    out: "queue.Queue[Any]" = queue.Queue()
+
+    def run() -> None:
+        try:
+            out.put(call())
+        except BaseException as e:  # handed to the test
+            out.put(e)
+
+    threading.Thread(target=run, daemon=True).start()
+    return out
+
+
+class ReplyMatching(unittest.TestCase):
+    """Which request a reply answers, when replies overtake a search (see _engine.py)."""
+
+    def test_replies_that_overtake_a_search_reach_their_callers(self) -> None:
+        link = FakeLink()
+        bot = Engine(link, timeout=CALL)
+        infos: List[Info] = []
+        move = in_thread(lambda: bot.board(START_8X8, "b", timeout=CALL, on_info=infos.append))
+        self.assertEqual(link.next(), f"board {START_8X8} b")
+        link.say("info depth 1 score cp 16 pv C5-D4")  # the search has started
+        status = in_thread(lambda: bot.status(timeout=CALL))
+        self.assertEqual(link.next(), "status")
+        pong = in_thread(lambda: bot.ping(timeout=CALL))
+        self.assertEqual(link.next(), "ping")
+        barrier = in_thread(lambda: bot.ping("after-move", timeout=CALL))
+        self.assertEqual(link.next(), "ping after-move")
+        hello = in_thread(lambda: bot.id)
+        self.assertEqual(link.next(), "hello")
+        bot.stop()
+        self.assertEqual(link.next(), "stop")
+        # Engine calls are busy at once, and nothing is sent for them.
+        for call in (lambda: bot.analyse(Position.start("b")), lambda: bot.newgame(),
+                     lambda: bot.legal_moves(), lambda: bot.repeat(), bot.takeback):
+            with self.assertRaises(EngineBusyError) as busy:
+                call()
+            self.assertIn("board is under way", busy.exception.message)
+            self.assertIsInstance(busy.exception, BusyError)
+        self.assertTrue(link.requests.empty())
+        # The daemon answers at once what it can, in order, then the move, then what waited.
+        link.say("pong", "hello checkersbot 0.1.0 protocol 1",
+                 "status state search size 8 side b diagnosis none",
+                 "info depth 2 score cp 20 pv C5-D4 F2-E3", "move C5 D4", "pong after-move",
+                 "ok")
+        reply = move.get(timeout=CALL)
+        assert isinstance(reply, BotMove), reply
+        self.assertEqual((str(reply.move), [i.depth for i in reply.info]), ("C5 D4", [1, 2]))
+        self.assertEqual([i.depth for i in infos], [1, 2])
+        self.assertEqual(status.get(timeout=CALL).state, "search")
+        self.assertIsInstance(pong.get(timeout=CALL), float)
+        self.assertIsInstance(barrier.get(timeout=CALL), float)
+        self.assertEqual(hello.get(timeout=CALL).version, "0.1.0")
+        # In step: the next engine call gets its own reply.
+        rep = in_thread(lambda: bot.request("hello there", timeout=CALL))
+        self.assertEqual(link.next(), "hello there")
+        link.say("error syntax usage: hello")
+        self.assertIsInstance(rep.get(timeout=CALL), SyntaxReplyError)
+        bot._shut(1.0)
+
+    def test_repeat_is_never_overtaken(self) -> None:
+        """`repeat` may answer `status ...` or `pong`: a status asked after it gets the next."""
+        link = FakeLink()
+        bot = Engine(link, timeout=CALL)
+        again = in_thread(lambda: bot.repeat(timeout=CALL))
+        self.assertEqual(link.next(), "repeat")
+        status = in_thread(lambda: bot.status(timeout=CALL))
+        self.assertEqual(link.next(), "status")
+        link.say("status state arm side b diagnosis none", "status state person diagnosis none")
+        self.assertIn("state arm", again.get(timeout=CALL).line)
+        self.assertEqual(status.get(timeout=CALL).state, "person")
+        bot._shut(1.0)
+
+    def test_a_late_reply_is_dropped_and_waited_for(self) -> None:
+        link = FakeLink()
+        bot = Engine(link, timeout=CALL)
+        with self.assertRaises(EngineTimeoutError):
+            bot.board(START_8X8, "b", timeout=0.05)
+        self.assertEqual(link.next(), f"board {START_8X8} b")
+        # status goes at once; the next engine call waits for the late move first.
+        status = in_thread(lambda: bot.status(timeout=CALL))
+        self.assertEqual(link.next(), "status")
+        again = in_thread(lambda: bot.repeat(timeout=CALL))
+        time.sleep(0.05)
+        self.assertTrue(link.requests.empty(), "repeat waits for the late reply")
+        link.say("status state search diagnosis none", "move C5 D4")
+        self.assertEqual(status.get(timeout=CALL).state, "search")
+        self.assertEqual(link.next(), "repeat")
+        link.say("move C5 D4")
+        self.assertEqual(str(again.get(timeout=CALL).move), "C5 D4")
+        bot._shut(1.0)
+
+
+    def test_resync_drops_a_reply_that_never_comes(self) -> None:
+        link = FakeLink()
+        bot = Engine(link, timeout=CALL)
+        with self.assertRaises(EngineTimeoutError):
+            bot.board(START_8X8, "b", timeout=0.05)
+        self.assertEqual(link.next(), f"board {START_8X8} b")  # its reply is lost on the way
+        with self.assertRaises(EngineTimeoutError):
+            bot.repeat(timeout=0.05)  # an engine call waits for the late reply
+        bot.resync(timeout=CALL)  # which resync gives up
+        again = in_thread(lambda: bot.repeat(timeout=CALL))
+        self.assertEqual(link.next(), "repeat")
+        link.say("unchanged")
+        self.assertEqual(again.get(timeout=CALL).kind, "unchanged")
+        bot._shut(1.0)
+
+
+class Threads(unittest.TestCase):
+    """The real daemon, several threads at once."""
+
+    def test_status_and_ping_answer_while_play_searches_and_engine_calls_are_busy(self) -> None:
+        """5 rounds: a search of 60 s; meanwhile another thread's status, ping and id are answered
+        promptly (before the search ends: it ends only at the stop), ping TOKEN after it, and
+        analyse, legal_moves and newgame are busy at once; then stop."""
+        with daemon("--info", "iterations") as bot:
+            for run in range(5):
+                started = threading.Event()
+                said: Dict[str, Any] = {}
+
+                def meanwhile() -> None:
+                    started.wait(CALL)
+                    t = time.monotonic()
+                    said["status"] = bot.status(timeout=CALL)
+                    said["status took"] = time.monotonic() - t
+                    said["ping took"] = bot.ping(timeout=CALL)
+                    said["id"] = bot.id
+                    barrier = in_thread(lambda: bot.ping(f"after-{run}", timeout=CALL))
+                    for name, call in (("analyse", lambda: bot.analyse(Position.start("b"))),
+                                       ("legal", lambda: bot.legal_moves()),
+                                       ("newgame", lambda: bot.newgame())):
+                        t = time.monotonic()
+                        try:
+                            call()
+                        except EngineBusyError as e:
+                            said[name] = e
+                        said[f"{name} took"] = time.monotonic() - t
+                    said["searching"] = not done.is_set()
+                    bot.stop()
+                    said["barrier"] = barrier.get(timeout=CALL)
+
+                done = threading.Event()
+                other = threading.Thread(target=meanwhile)
+                other.start()
+                result = bot.play(Position.start("b" if run % 2 else "p"), Limit(time=60),
+                                  timeout=CALL, on_info=lambda _: started.set())
+                done.set()
+                other.join(CALL)
+                self.assertIsNotNone(result.move, f"run {run}")
+                self.assertEqual(said["status"].state, "search", said)
+                self.assertTrue(said["searching"], "answered while the search ran")
+                self.assertEqual(said["id"].name, "checkersbot")
+                self.assertIsInstance(said["barrier"], float, said)
+                for name in ("analyse", "legal", "newgame"):
+                    self.assertIsInstance(said[name], EngineBusyError, name)
+                    self.assertLess(said[f"{name} took"], 1.0, said)  # at once: nothing sent
+                # Prompt on a loaded machine: the search holds a core, not the daemon's loop.
+                self.assertLess(said["status took"], 5.0, said)
+                self.assertLess(said["ping took"], 5.0, said)
+                sys.stderr.write(f"  run {run}: status {said['status took'] * 1000:.1f} ms, "
+                                 f"ping {said['ping took'] * 1000:.1f} ms, analyse busy in "
+                                 f"{said['analyse took'] * 1000:.2f} ms\n")
+                bot.ping("in-step", timeout=CALL)
+
+    def test_many_threads_get_their_own_replies(self) -> None:
+        """Three threads ask status, ping, ping TOKEN and id without pause while the main thread
+        plays, analyses, hints and lists moves: every reply is of the kind asked for."""
+        with daemon("--depth", "4", "--movetime", "0") as bot:
+            stop = threading.Event()
+            errors: List[BaseException] = []
+            counts = [0, 0, 0]
+
+            def asker(k: int) -> None:
+                try:
+                    n = 0
+                    while not stop.is_set():
+                        n += 1
+                        what = n % 4
+                        if what == 0:
+                            self.assertIn(bot.status(timeout=CALL).state,
+                                          ("nogame", "start", "search", "bot", "arm", "person",
+                                           "over"))
+                        elif what == 1:
+                            bot.ping(timeout=CALL)
+                        elif what == 2:
+                            bot.ping(f"t{k}-{n}", timeout=CALL)
+                        else:
+                            self.assertEqual(bot.id.protocol, 1)
+                        counts[k] += 1
+                except BaseException as e:
+                    errors.append(e)
+
+            askers = [threading.Thread(target=asker, args=(k,)) for k in range(3)]
+            for t in askers:
+                t.start()
+            try:
+                for run in range(6):
+                    result = bot.play(Position.start("b"), Limit(depth=4), timeout=CALL)
+                    self.assertEqual(result.move, Move(["C5", "D4"]))
+                    lines = bot.analyse(Position.start("p"), Limit(depth=3), multipv=2,
+                                        timeout=CALL)
+                    self.assertEqual([line.multipv for line in lines], [1, 2])
+                    self.assertEqual(len(bot.legal_moves(Position.start("b"), timeout=CALL)), 7)
+                    bot.newgame(timeout=CALL)
+                    self.assertIsInstance(bot.board(START_8X8, "p", timeout=CALL), Unchanged)
+                    self.assertEqual(len(bot.hint(timeout=CALL).move.path), 2)
+                    # The last final reply: the hint's, or a status or pong asked since.
+                    self.assertIn(bot.repeat(timeout=CALL).kind, ("hint", "status", "pong"))
+            finally:
+                stop.set()
+                for t in askers:
+                    t.join(CALL)
+            self.assertEqual(errors, [])
+            self.assertTrue(all(counts), counts)
+            sys.stderr.write(f"  replies to the askers meanwhile: {counts}\n")
+
+
+KINGS = "_B______/________/________/________/________/________/________/______P_"
+"""A bot king on A1 and a person's king on H6, far apart: they can shuffle to a repetition."""
+SHUFFLE = ["A1-B2", "H6-G5", "B2-A1", "G5-H6"] * 2
+"""Twice there and back: the position after these eight moves stands for the third time."""
+
+
+class PythonChessParity(unittest.TestCase):
+    """What python-chess's `chess.engine` offers, here: play with the game's moves and a ponder
+    move, analysis as it comes, Limit(time, depth, nodes, clock, inc), scores with a point of
+    view, legal moves, and an AsyncEngine with every call of Engine."""
+
+    def test_async_engine_has_every_call_of_engine(self) -> None:
+        def public(cls: type) -> Dict[str, List[str]]:
+            calls: Dict[str, List[str]] = {}
+            for name, member in inspect.getmembers(cls):
+                if name.startswith("_"):
+                    continue
+                if isinstance(member, property):
+                    calls[name] = ["property"]
+                else:
+                    calls[name] = [p for p in inspect.signature(member).parameters
+                                   if p not in ("self", "cls")]
+            return calls
+
+        sync, aio = public(Engine), public(AsyncEngine)
+        self.assertEqual(sorted(set(sync) - set(aio)), [])
+        self.assertEqual(sorted(set(aio) - set(sync)), [])  # (and `engine`, the one it wraps)
+        for name, params in sync.items():
+            self.assertEqual(aio[name], params, name)
+        for name in sync:
+            if name not in ("stop", "id", "options"):
+                self.assertTrue(inspect.iscoroutinefunction(getattr(AsyncEngine, name)), name)
+        self.assertEqual(sorted(n for n in dir(Analysis) if not n.startswith("_")),
+                         ["done", "info", "multipv", "next_or_none", "stop", "wait"])
+        # (`async for` in place of next_or_none)
+        self.assertEqual(sorted(n for n in dir(AsyncAnalysis) if not n.startswith("_")),
+                         ["done", "info", "multipv", "stop", "wait"])
+
+    def test_play_with_the_games_moves_and_a_ponder_move(self) -> None:
+        with fixed() as bot:
+            # The daemon sees the history: the eighth move makes the third repetition.
+            over = bot.play(Position(KINGS, "b"), moves=SHUFFLE, timeout=CALL)
+            self.assertIsNone(over.move)
+            assert over.gameover is not None
+            self.assertEqual((over.gameover.result, over.gameover.reason), ("draw", "repetition"))
+            self.assertEqual(bot.status(timeout=CALL).fields.get("plies"), "8")
+            # Seven moves: the person is to move (the board is turned round for the daemon).
+            person = bot.play(Position(KINGS, "b"), moves=SHUFFLE[:7], timeout=CALL)
+            assert person.move is not None and person.score is not None
+            self.assertEqual(person.move.path[0], "G5")
+            self.assertEqual(person.score.turn, "p")
+            after7 = Position(KINGS, "b")
+            for m in SHUFFLE[:7]:
+                after7 = after7.after(Move(m.split("-")))
+            self.assertIn(person.move, bot.legal_moves(after7, timeout=CALL))
+            self.assertIn(person.move, bot.legal_moves(Position(KINGS, "b"), SHUFFLE[:7],
+                                                       timeout=CALL))
+            # The ponder move: the second move of the principal variation, as a legal move.
+            for side in ("b", "p"):
+                result = bot.play(Position.start(side), Limit(depth=6), timeout=CALL)
+                assert result.move is not None and result.ponder is not None
+                self.assertEqual(result.ponder.path, result.info[-1].pv[1])
+                after = Position.start(side).after(result.move)
+                self.assertIn(result.ponder, bot.legal_moves(after, timeout=CALL))
+                assert result.score is not None
+                self.assertEqual(result.score.turn, side)
+
+    def test_limits_nodes_and_clock(self) -> None:
+        with daemon("--info", "iterations") as bot:
+            moves = set()
+            for _ in range(2):  # a node budget with one thread: the same search every time
+                r = bot.play(Position.start("b"), Limit(nodes=20000), timeout=CALL)
+                moves.add((str(r.move), r.info[-1].depth))
+                self.assertLess(r.info[-1].nodes or 0, 20000 + 2048)
+            self.assertEqual(len(moves), 1, moves)
+            began = time.monotonic()
+            r = bot.play(Position.start("b"), Limit(clock=1.0, inc=0.05), timeout=CALL)
+            self.assertIsNotNone(r.move)
+            self.assertLess(time.monotonic() - began, 5)  # at most 4/5 of the second, plus links
+            r = bot.play(Position.start("b"), Limit(depth=3, nodes=10 ** 9), timeout=CALL)
+            self.assertEqual(r.info[-1].depth, 3)
+            # The configured values are back for the calls without a limit.
+            opts = bot.read_options(timeout=CALL)
+            self.assertEqual([opts[n].value for n in ("movetime", "depth", "nodes", "clock")],
+                             [1000, 0, 0, "off"])
+            bot.configure({"nodes": 5000}, timeout=CALL)
+            self.assertEqual(bot.options["nodes"].value, 5000)
+            with self.assertRaises(BadOptionError):
+                bot.configure({"nodes": -1}, timeout=CALL)
+
+    def test_analysis_as_it_comes_and_stopped(self) -> None:
+        with daemon() as bot:
+            with bot.analysis(Position.start("p"), multipv=2) as analysis:
+                seen = []
+                for info in analysis:
+                    seen.append((info.depth, info.multipv))
+                    assert info.score is not None
+                    self.assertEqual(info.score.turn, "p")
+                    if info.depth == 4 and info.multipv == 2:
+                        # Engine calls are busy while it runs; status is not.
+                        with self.assertRaises(EngineBusyError):
+                            bot.hint(timeout=CALL)
+                        self.assertEqual(bot.status(timeout=CALL).state, "nogame")
+                        analysis.stop()
+                self.assertEqual(seen[:8], [(d, k) for d in (1, 2, 3, 4) for k in (1, 2)])
+                lines = analysis.wait(timeout=CALL)
+                self.assertEqual([line.multipv for line in lines], [1, 2])
+                self.assertGreaterEqual(lines[0].depth, 4)
+                self.assertEqual(analysis.info, analysis.multipv[0])
+            self.assertTrue(analysis.done)
+            # The engine is free again; an analysis of the game without a game is an error.
+            self.assertEqual(len(bot.legal_moves("start b", timeout=CALL)), 7)
+            with bot.analysis() as failed:
+                with self.assertRaises(NoGameError):
+                    list(failed)
+
+    def test_async_analysis_and_calls(self) -> None:
+        async def main() -> Tuple[List[int], int, str, Status]:
+            async with await AsyncEngine.popen([BIN, "serve", "--log-level", "error"]) as bot:
+                depths: List[int] = []
+                async with await bot.analysis(Position.start("b")) as analysis:
+                    async for info in analysis:
+                        depths.append(info.depth)
+                        if info.depth == 3:
+                            analysis.stop()
+                    lines = await analysis.wait()
+                moves = await bot.legal_moves(Position.start("p"))
+                result = await bot.play(Position.start("b"), Limit(depth=3),
+                                        moves=["C5-D4", "F2-E3"])
+                status = await bot.status()
+                self.assertEqual(bot.id.protocol, 1)
+                self.assertIn("nodes", bot.options)
+                await bot.resync()
+                return depths, len(moves) + len(lines), str(result.move), status
+
+        depths, count, move, status = asyncio.run(asyncio.wait_for(main(), CALL))
+        self.assertEqual(depths[:3], [1, 2, 3])
+        self.assertEqual(count, 7 + 1)
+        self.assertRegex(move, r"^[A-H]\d [A-H]\d")
+        self.assertEqual((status.state, status.fields.get("plies")), ("arm", "3"))
 
 
 class AgainstTheDaemon(unittest.TestCase):
@@ -521,10 +959,25 @@ class Examples(unittest.TestCase):
 
     def test_analysis(self) -> None:
         out = self.run_example("analysis.py")
-        self.assertRegex(out, r"top plays C\d D\d")
+        self.assertRegex(out, r"top plays C\d D\d, expects F\d E\d \(score cp -?\d+ \(b to move\)\)")
         self.assertRegex(out, r"bottom plays F\d E\d")
-        self.assertRegex(out, r"1\. depth 6 .*\n2\. depth 6 .*\n3\. depth 6 ")
-        self.assertRegex(out, r"hint: F\d E\d")
+        self.assertIn("after C5-D4 F2-E3, top plays D4 F2 captures E3", out)
+        self.assertRegex(out, r"1\. depth 6 score cp (-?\d+) \(bot cp -?\d+\) .*\n2\. depth 6 .*"
+                              r"\n3\. depth 6 ")
+        for relative, bot in re.findall(r"score cp (-?\d+) \(bot cp (-?\d+)\)", out):
+            self.assertEqual(int(relative), -int(bot))  # the person is to move
+        self.assertIn("legal: F2 E1, F4 E3, F6 E5, F0 E1, F2 E3, F4 E5, F6 E7", out)
+        self.assertRegex(out, r"hint: F\d E\d \(score cp -?\d+ \(p to move\)\)")
+
+    def test_threads(self) -> None:
+        out = self.run_example("threads.py")
+        self.assertIn("status: search\nping: True\nanalyse: busy (play is under way", out)
+        self.assertRegex(out, r"stopped: C\d D\d")
+
+    def test_streaming(self) -> None:
+        out = self.run_example("streaming.py")
+        self.assertRegex(out, r"^depth 1: C\d-D\d cp -?\d+ \(b to move\)\ndepth 2: ")
+        self.assertRegex(out, r"depth 8: .*\n(depth \d+: .*\n)*best of 2 at depth \d+: C\d-D\d")
 
     def test_options(self) -> None:
         out = self.run_example("options.py")
@@ -540,7 +993,8 @@ class Examples(unittest.TestCase):
         self.assertRegex(out, r"stopped search: [A-H]\d [A-H]\d at depth \d+")
 
     def test_asyncio(self) -> None:
-        self.assertRegex(self.run_example("asyncio_play.py"), r"asyncio: C\d D\d")
+        out = self.run_example("asyncio_play.py")
+        self.assertRegex(out, r"asyncio: C\d D\d\nstatus: arm\nasyncio analysis: F\d-E\d")
 
     def test_tcp(self) -> None:
         child, port = listening()

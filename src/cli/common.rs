@@ -103,6 +103,11 @@ pub fn depth_arg(text: &str) -> Result<u32, String> {
     bounds::parse_in("depth", text, &bounds::DEPTH)
 }
 
+/// `--nodes` of the daemon: the range of `set nodes`.
+pub fn nodes_arg(text: &str) -> Result<u64, String> {
+    bounds::parse_in("nodes", text, &bounds::NODES)
+}
+
 /// `--depth` of `perft`.
 pub fn perft_depth_arg(text: &str) -> Result<u32, String> {
     bounds::parse_in("depth", text, &bounds::PERFT_DEPTH)

@@ -1,7 +1,7 @@
 //! `checkersbot serve`: the daemon over stdin/stdout, a serial device or TCP (see
 //! protocol/PROTOCOL.md).
 
-use super::common::{depth_arg, hash_arg, movetime_arg, threads_arg};
+use super::common::{depth_arg, hash_arg, movetime_arg, nodes_arg, threads_arg};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::camera::tracking::AutoNewGame;
 use checkersbot::daemon::network::{self, TcpSink};
@@ -41,6 +41,9 @@ pub struct DaemonArgs {
     /// Depth limit in plies (0 to 100); 0 = none [serve: 0, replay: 6].
     #[arg(long, value_parser = depth_arg)]
     pub depth: Option<u32>,
+    /// Node budget of a search (0 to 1000000000000, as `set nodes`); 0 = none [serve: 0].
+    #[arg(long, value_parser = nodes_arg)]
+    pub nodes: Option<u64>,
     /// Search threads (1 to 64, as `set threads`).
     #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
@@ -121,6 +124,9 @@ impl DaemonArgs {
         }
         if let Some(d) = self.depth {
             s.depth = (d > 0).then_some(d);
+        }
+        if let Some(n) = self.nodes {
+            s.nodes = (n > 0).then_some(n);
         }
         s.threads = self.threads;
         s.hash_mb = self.hash;

@@ -125,7 +125,11 @@ pub(super) fn engine_thread(
                 let (learned, egdb) = (job.learned.clone(), job.egdb.clone());
                 configure(&mut engine, job.threads, learned, egdb, job.weights.clone());
                 let lines = if job.infinite {
-                    analyse_until_stopped(&mut engine, &job, &stops.search)
+                    let mut report = |round: &[SearchResult]| {
+                        let infos = round.iter().map(|r| r.info.clone()).collect();
+                        events.send(Event::AnalysisProgress(infos)).ok();
+                    };
+                    analyse_until_stopped(&mut engine, &job, &stops.search, &mut report)
                 } else {
                     engine.analyse(
                         &job.pos,
@@ -200,12 +204,13 @@ pub(super) fn engine_thread(
 }
 
 /// An analysis without limits: every line at depth 1, 2, 3, ... until `stop` is raised (or the
-/// deepest depth is done). The lines of the last complete round are answered (those of the round
-/// under way when none is complete).
+/// deepest depth is done). Each complete round is given to `report`; the lines of the last
+/// complete round are answered (those of the round under way when none is complete).
 pub(super) fn analyse_until_stopped(
     engine: &mut Engine,
     job: &AnalyseJob,
     stop: &AtomicBool,
+    report: &mut dyn FnMut(&[SearchResult]),
 ) -> Vec<SearchResult> {
     let mut done: Vec<SearchResult> = Vec::new();
     for depth in 1..=*crate::engine::bounds::DEPTH.end() {
@@ -220,6 +225,7 @@ pub(super) fn analyse_until_stopped(
             }
             break;
         }
+        report(&round);
         done = round;
     }
     done

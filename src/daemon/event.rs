@@ -19,6 +19,9 @@ pub enum Event {
     Progress(Info),
     /// The running search's result.
     SearchDone(SearchResult),
+    /// The lines of a depth an analysis without limits (`analyse N infinite`) has completed,
+    /// best first.
+    AnalysisProgress(Vec<Info>),
     /// The running analysis's lines (of `analyse` or `hint`), best first.
     AnalysisDone(Vec<SearchResult>),
     /// A file loaded on a thread of its own (`set eval PATH`, `set egdb DIR`, `set book PATH`).

@@ -18,7 +18,7 @@
 //! through a flag of its own, with no reports), so that the next search finds the table warm.
 //!
 //! This file is the loop and its output; the requests are handled by family, as the protocol
-//! names them, one file each: `game` (newgame, position, board, takeback), `search` (the bot's
+//! names them, one file each: `game` (newgame, position, board, takeback, moves), `search` (the bot's
 //! move, analyse, hint, pondering, the clock), `set` (set, options) and `control` (hello, ping,
 //! stop, quit, repeat, status). The engine runs in `engine_thread`; what the loop reacts to is
 //! [`super::event`].
@@ -416,6 +416,7 @@ impl Daemon {
                 self.dirty = true;
                 self.search_done(result)
             }
+            Event::AnalysisProgress(infos) => self.analysis_progress(infos),
             Event::AnalysisDone(lines) => self.analysis_done(lines),
             Event::Loaded(loaded) => {
                 self.dirty = true;
@@ -493,6 +494,7 @@ impl Daemon {
                 | Command::Repeat
                 | Command::Options
                 | Command::Status
+                | Command::Moves(_)
         );
         match cmd {
             Command::Hello(_)
@@ -503,6 +505,8 @@ impl Daemon {
             | Command::Status => self.control(cmd),
             Command::Set(opt) => self.set_option(opt),
             Command::Options => self.options(),
+            // Reads a position only: answered at once, also while the engine works.
+            Command::Moves(setup) => self.legal_moves(setup),
             // Requests are not queued behind a search: a vision system re-sends what it sees,
             // and a queued board would be answered long after it was true.
             Command::Analyse { .. }

@@ -1,5 +1,6 @@
 //! The game family of requests: `newgame`, `position`, `board` (the camera game: tracking,
-//! diagnosis, orientation help, and the errors worded for the person or the arm) and `takeback`;
+//! diagnosis, orientation help, and the errors worded for the person or the arm), `takeback`
+//! and `moves` (the legal moves of a position: the rules stay in one place for clients);
 //! and the game records written when a game ends or is abandoned.
 
 use super::event_loop::Daemon;
@@ -299,7 +300,33 @@ impl Daemon {
         }
     }
 
-    /// The game a `position` (or `analyse`) setup describes, with its history.
+    /// `moves [SETUP]`: every legal move of the position `SETUP` describes (after its moves, if
+    /// it has some) or of the game's current position, as `legal` lines, then `ok`. Reads only:
+    /// the game is not touched, and the engine is not needed (answered at once while it works).
+    pub(super) fn legal_moves(&mut self, setup: Option<Setup>) {
+        let pos = match setup {
+            None => match self.tracker.game() {
+                Some(game) => *game.current(),
+                None => {
+                    return self.error(
+                        ErrorCode::NoGame,
+                        "no game in progress: give a position (moves ROWS SIDE), or send \
+                         newgame and the first board, or position",
+                    )
+                }
+            },
+            Some(setup) => match self.setup_game(setup) {
+                Ok(game) => *game.current(),
+                Err(e) => return self.send(&e.reply()),
+            },
+        };
+        for mv in pos.legal_moves() {
+            self.send(&Reply::Legal(mv));
+        }
+        self.send(&Reply::Ok);
+    }
+
+    /// The game a `position` (or `analyse`, or `moves`) setup describes, with its history.
     pub(super) fn setup_game(&self, setup: Setup) -> Result<Game, ProtocolError> {
         let base = |setup: &Setup| -> Result<AnyPosition, ProtocolError> {
             let (grid, side) = match setup {

@@ -6,7 +6,7 @@
 use super::protocol::{InfoMode, OptionLine, OptionType};
 use super::settings::Settings;
 use crate::camera::tracking::AutoNewGame;
-use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, THREADS, TIMELEFT_MS};
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, NODES, THREADS, TIMELEFT_MS};
 use crate::play::level::{Level, Style};
 use crate::rules::geometry::BoardSize;
 use std::time::Duration;
@@ -41,6 +41,7 @@ pub fn specs(now: &Settings, clock_left: Duration) -> Vec<OptionSpec> {
     let d = Settings::default();
     let ms = |s: &Settings| s.movetime.map_or(0, |t| t.as_millis() as u64).to_string();
     let depth = |s: &Settings| s.depth.unwrap_or(0).to_string();
+    let nodes = |s: &Settings| s.nodes.unwrap_or(0).to_string();
     let path = |p: &Option<std::path::PathBuf>| {
         p.as_ref()
             .map_or_else(|| "off".to_string(), |p| p.display().to_string())
@@ -81,6 +82,7 @@ pub fn specs(now: &Settings, clock_left: Duration) -> Vec<OptionSpec> {
             Some("--movetime"),
         ),
         spec("depth", int(&DEPTH), depth(&d), depth(now), Some("--depth")),
+        spec("nodes", int(&NODES), nodes(&d), nodes(now), Some("--nodes")),
         spec(
             "threads",
             usize_range(&THREADS),

@@ -254,9 +254,10 @@ impl Daemon {
         if infinite {
             limits = Limits::default();
         } else {
-            // The time is shared among the lines.
+            // The time and the nodes are shared among the lines.
             let total = limits.movetime.unwrap_or(ANALYSIS_CAP);
             limits.movetime = Some(total / lines.max(1) as u32);
+            limits.nodes = limits.nodes.map(|n| (n / lines.max(1) as u64).max(1));
         }
         let job = Job::Analyse(AnalyseJob {
             pos,
@@ -284,6 +285,22 @@ impl Daemon {
         });
         if self.exiting {
             self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// A depth an analysis without limits has completed: its lines as `info line K ...` lines
+    /// (with `set info iterations`), so that a client sees the analysis grow.
+    pub(super) fn analysis_progress(&mut self, infos: Vec<crate::engine::Info>) {
+        let Some(pending) = self.pending.as_ref().filter(|p| p.work == Work::Analyse) else {
+            return;
+        };
+        if self.settings.info != InfoMode::Iterations {
+            return;
+        }
+        self.to = pending.session;
+        for (i, info) in infos.iter().enumerate() {
+            let info = SearchInfo::of(info, self.settings.timing);
+            self.send(&Reply::Info(InfoLine::Line { rank: i + 1, info }));
         }
     }
 

@@ -119,6 +119,7 @@ impl Daemon {
                 s.movetime = (ms > 0).then(|| Duration::from_millis(ms));
             }
             SetOption::Depth(d) => s.depth = (d > 0).then_some(d),
+            SetOption::Nodes(n) => s.nodes = (n > 0).then_some(n),
             SetOption::Threads(t) => s.threads = t,
             // Resized in `set_hash`.
             SetOption::Hash(_) => {}

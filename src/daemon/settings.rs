@@ -26,6 +26,8 @@ pub struct Settings {
     pub movetime: Option<Duration>,
     /// Depth limit (`None`: none).
     pub depth: Option<u32>,
+    /// Node budget of a search (`None`: none); not changed by the level.
+    pub nodes: Option<u64>,
     /// Search threads.
     pub threads: usize,
     /// Transposition table MiB.
@@ -92,6 +94,7 @@ impl Default for Settings {
         Settings {
             movetime: Some(Duration::from_millis(1000)),
             depth: None,
+            nodes: None,
             threads: 1,
             hash_mb: 16,
             layout: None,
@@ -166,7 +169,7 @@ impl Settings {
         let limits = Limits {
             movetime: movetime.map(less_overhead),
             depth: self.depth,
-            nodes: None,
+            nodes: self.nodes,
         };
         (limits, soft.map(less_overhead))
     }

@@ -13,6 +13,8 @@ pub const MOVETIME_MS: RangeInclusive<u64> = 0..=3_600_000;
 pub const TIMELEFT_MS: RangeInclusive<u64> = 0..=86_400_000;
 /// Depth limit in plies; 0 means no depth limit.
 pub const DEPTH: RangeInclusive<u32> = 0..=100;
+/// Node budget of a search; 0 means no node limit (up to a million million: days of search).
+pub const NODES: RangeInclusive<u64> = 0..=1_000_000_000_000;
 /// Depth of `perft`: 8x8 counts beyond 20 plies would take days.
 pub const PERFT_DEPTH: RangeInclusive<u32> = 1..=20;
 /// Lines (best moves) of an analysis.

@@ -9,36 +9,42 @@ python-chess's `chess.engine`::
 
 `Engine.popen`, `Engine.tcp` and `Engine.serial` open a link; `board` is the robot's call (the
 board the camera sees, answered with the bot's move, `Unchanged`, `Wait` or `GameOver`);
-`play`, `analyse` and `hint` search; `options` and `configure` read and set the options; every
-`error CODE ...` reply is raised as an `EngineError` subclass. `AsyncEngine` is the same for
-asyncio. Only the standard library is needed (pyserial for serial links).
+`play`, `analyse`, `analysis` and `hint` search; `legal_moves` lists a position's moves;
+`options` and `configure` read and set the options; `status`, `ping` and `stop` work from any
+thread at any time; every `error CODE ...` reply is raised as an `EngineError` subclass.
+`AsyncEngine` is the same for asyncio. Only the standard library is needed (pyserial for serial
+links).
 """
 
-from ._aio import AsyncEngine
-from ._engine import Engine, EngineId, InfoCallback, OptionValue, Reply
+from ._aio import AsyncAnalysis, AsyncEngine
+from ._engine import Analysis, Engine, EngineId, InfoCallback, OptionValue, Reply
 from ._errors import (ERROR_CLASSES, ArmIncompleteError, BadBoardError, BadFenError,
-                      BadOptionError, BadPdnError, BusyError, CheckersbotError, EngineError,
+                      BadOptionError, BadPdnError, BusyError, CheckersbotError, EngineBusyError,
+                      EngineError,
                       EngineTerminatedError, EngineTimeoutError, GameOverError,
                       IllegalMoveError, IllegalTransitionError, InternalEngineError,
                       LineTooLongError, NoGameError, NothingToRepeatError,
                       NothingToTakeBackError, NotPersonsTurnError, NotUtf8Error, ProtocolError,
                       SyntaxReplyError, TakenOverError, UnknownCommandError)
 from ._types import (START_8X8, BoardReply, BoolOption, BotMove, ChoiceOption, GameOver, Hint,
-                     Info, IntOption, Limit, Move, Option, PlayResult, Position, Score, Setup,
-                     Status, StringOption, Unchanged, Wait, parse_board_reply, parse_option,
-                     rotate_square)
+                     Info, IntOption, Limit, Move, MoveText, Option, PlayResult, Position,
+                     PovScore, Score, Setup, Status, StringOption, Unchanged, Wait, other_side,
+                     parse_board_reply, parse_option, rotate_square)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncEngine", "Engine", "EngineId", "InfoCallback", "OptionValue", "Reply",
+    "Analysis", "AsyncAnalysis", "AsyncEngine", "Engine", "EngineId", "InfoCallback",
+    "OptionValue", "Reply",
     "ERROR_CLASSES", "ArmIncompleteError", "BadBoardError", "BadFenError", "BadOptionError",
-    "BadPdnError", "BusyError", "CheckersbotError", "EngineError", "EngineTerminatedError",
+    "BadPdnError", "BusyError", "CheckersbotError", "EngineBusyError", "EngineError",
+    "EngineTerminatedError",
     "EngineTimeoutError", "GameOverError", "IllegalMoveError", "IllegalTransitionError",
     "InternalEngineError", "LineTooLongError", "NoGameError", "NothingToRepeatError",
     "NothingToTakeBackError", "NotPersonsTurnError", "NotUtf8Error", "ProtocolError",
     "SyntaxReplyError", "TakenOverError", "UnknownCommandError",
     "START_8X8", "BoardReply", "BoolOption", "BotMove", "ChoiceOption", "GameOver", "Hint",
-    "Info", "IntOption", "Limit", "Move", "Option", "PlayResult", "Position", "Score", "Setup",
-    "Status", "StringOption", "Unchanged", "Wait", "parse_board_reply", "parse_option", "rotate_square",
+    "Info", "IntOption", "Limit", "Move", "MoveText", "Option", "PlayResult", "Position",
+    "PovScore", "Score", "Setup", "Status", "StringOption", "Unchanged", "Wait", "other_side",
+    "parse_board_reply", "parse_option", "rotate_square",
 ]

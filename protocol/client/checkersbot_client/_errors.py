@@ -23,7 +23,7 @@ class EngineError(CheckersbotError):
     CODE: ClassVar[str] = ""
 
     def __init__(self, code: str, message: str, line: str, request: str = "") -> None:
-        super().__init__(line)
+        super().__init__(line or message)
         self.code = code
         self.message = message
         self.line = line
@@ -121,10 +121,20 @@ class NoGameError(EngineError):
 
 
 class BusyError(EngineError):
-    """`error busy`: the engine is searching (this client waits for its searches, so this comes
-    only when another client of the same daemon, or `stop` misuse, left one running)."""
+    """`error busy`: the engine is searching, analysing or loading, and the request needs it.
+    This client raises its subclass `EngineBusyError` itself, without asking the daemon, when
+    another of its calls holds the engine."""
 
     CODE = "busy"
+
+
+class EngineBusyError(BusyError):
+    """A call that needs the engine while another call of this client (from another thread or
+    task) holds it: raised at once by the client, which sends nothing (the daemon would answer
+    `error busy`). `status()`, `ping()`, `id` and `stop()` are never busy. `line` is empty."""
+
+    def __init__(self, message: str, request: str = "") -> None:
+        super().__init__("busy", message, "", request)
 
 
 class NothingToRepeatError(EngineError):
@@ -169,8 +179,8 @@ class TakenOverError(EngineError, EngineTerminatedError):
 
 
 class EngineTimeoutError(CheckersbotError, TimeoutError):
-    """A call's reply did not come within its `timeout`. The engine stays usable: its next call
-    first resynchronises (`ping TOKEN`), dropping the late reply."""
+    """A call's reply did not come within its `timeout`. The engine stays usable: the late
+    reply is recognised and dropped when it comes (the next engine call waits for it first)."""
 
 
 class ProtocolError(CheckersbotError):

@@ -3,8 +3,9 @@ options and the replies to `board`."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._errors import ProtocolError
 
@@ -22,6 +23,13 @@ def rotate_square(name: str, size: int) -> str:
     """The square seen from the other side of a `size` x `size` board (rotated 180 degrees)."""
     row, col = _square(name)
     return f"{chr(ord('A') + size - 1 - row)}{size - 1 - col}"
+
+
+def other_side(side: str) -> str:
+    """`p` for `b` and `b` for `p`."""
+    if side not in ("b", "p"):
+        raise ValueError(f"a side is b or p, not {side!r}")
+    return "p" if side == "b" else "b"
 
 
 @dataclass
@@ -65,12 +73,48 @@ class Move:
             text += " crown"
         return text
 
+    def text(self) -> str:
+        """The move as `position ... moves` takes it: its path joined by `-` (`E5-C3-A1`)."""
+        return "-".join(self.path)
+
+
+MoveText = Union[Move, str]
+"""A move of a game's history: a `Move`, or its text as `position ... moves` takes it (a path
+joined by `-` or `x`, `"F2-E3"`, `"E5xC3xA1"`; on 8x8 also PDN numbers, `"22-18"`)."""
+
+
+def move_text(move: MoveText) -> str:
+    """The text of a history move (`Move.text()` for a `Move`)."""
+    if isinstance(move, Move):
+        return move.text()
+    if not move or any(c.isspace() for c in move):
+        raise ValueError(f"a move is one word: {move!r}")
+    return move
+
+
+def rotate_move_text(move: MoveText, size: int) -> str:
+    """A history move seen from the other side of the board: each square rotated by 180
+    degrees (a PDN number `n` becomes `size * size / 2 + 1 - n`)."""
+    out: List[str] = []
+    for part in re.split(r"([-x])", move_text(move)):
+        if part in ("-", "x"):
+            out.append(part)
+        elif part.isdigit():
+            out.append(str(size * size // 2 + 1 - int(part)))
+        else:
+            out.append(rotate_square(part, size))
+    return "".join(out)
+
+
+_NEGATED = {"cp": "cp", "win": "loss", "loss": "win", "dbwin": "dbloss", "dbloss": "dbwin"}
+
 
 @dataclass(frozen=True)
 class Score:
-    """A search score. `kind` is `cp` (hundredths of a man), `win`/`loss` (plies to the end, by
-    search) or `dbwin`/`dbloss` (from the endgame database: plies to the next conversion, 300
-    or more when the database knows the result but not the distance); `value` the number."""
+    """A search score from one side's point of view (which side: see `PovScore`). `kind` is `cp`
+    (hundredths of a man), `win`/`loss` (plies to the end, by search) or `dbwin`/`dbloss` (from
+    the endgame database: plies to the next conversion, 300 or more when the database knows the
+    result but not the distance); `value` the number. `-score` is the other side's view."""
 
     kind: str
     value: int
@@ -97,8 +141,43 @@ class Score:
     def from_database(self) -> bool:
         return self.kind in ("dbwin", "dbloss")
 
+    def __neg__(self) -> "Score":
+        """The same score from the other side: `cp 30` is `cp -30`, `win 7` is `loss 7`."""
+        return Score(_NEGATED[self.kind], -self.value if self.kind == "cp" else self.value)
+
     def __str__(self) -> str:
         return f"{self.kind} {self.value}"
+
+
+@dataclass(frozen=True)
+class PovScore:
+    """A score with its point of view, as python-chess's `PovScore`. The daemon scores every
+    search from the side to move in the position searched (`turn`): the bot's own searches
+    (`board`, `play` for the top side) from the bot's, a `hint` from the person's, an
+    `analyse` from the side to move in its position. `relative` is that view; `pov(side)`,
+    `bot()` and `person()` give a fixed one (as python-chess's `white()` and `black()`)."""
+
+    relative: Score
+    turn: str
+
+    def pov(self, side: str) -> Score:
+        """The score from `side`'s point of view (`b`, the bot, or `p`, the person)."""
+        return self.relative if side == self.turn else -self.relative
+
+    def bot(self) -> Score:
+        """The score from the bot's point of view (the top side, `b`)."""
+        return self.pov("b")
+
+    def person(self) -> Score:
+        """The score from the person's point of view (the bottom side, `p`)."""
+        return self.pov("p")
+
+    def __neg__(self) -> "PovScore":
+        """The same score seen from the other side to move."""
+        return PovScore(-self.relative, other_side(self.turn))
+
+    def __str__(self) -> str:
+        return f"{self.relative} ({self.turn} to move)"
 
 
 def _path(text: str) -> List[str]:
@@ -116,13 +195,15 @@ def _parse_score(words: List[str], i: int, line: str) -> Score:
 
 @dataclass
 class Info:
-    """One search report (`info depth ...` before a move or a hint, or a `line` of `analyse`).
-    `time` is in seconds; `nodes`, `time`, `nps` and `egdb` are None when the daemon left them
-    out (replay mode, or no database hit); `pv` is the principal variation, each move as its
-    path of squares. `multipv` is the line's rank (1 is best) for `analyse`, else 1."""
+    """One search report (`info depth ...` before a move or a hint, a `line` of `analyse`, or an
+    `info line ...` of a running `analysis`). `score` is a `PovScore` (its `turn` the side to
+    move in the position searched); `time` is in seconds; `nodes`, `time`, `nps` and `egdb` are
+    None when the daemon left them out (replay mode, or no database hit); `pv` is the principal
+    variation, each move as its path of squares; `book` marks a move from the opening book.
+    `multipv` is the line's rank (1 is best) for `analyse`, else 1."""
 
     depth: int
-    score: Optional[Score]
+    score: Optional[PovScore]
     pv: List[List[str]]
     nodes: Optional[int] = None
     time: Optional[float] = None
@@ -130,26 +211,35 @@ class Info:
     egdb: Optional[int] = None
     multipv: int = 1
     line: str = ""
+    book: bool = False
 
     @staticmethod
-    def parse(line: str) -> "Info":
-        """Reads `info depth D score S [nodes N] [time MS] [nps NPS] [egdb N] pv ...` or
-        `line K depth D score S pv ...`."""
+    def parse(line: str, turn: str = "b") -> "Info":
+        """Reads `info depth D score S [nodes N] [time MS] [nps NPS] [egdb N] [book] pv ...`,
+        `info line K depth ...` or `line K depth D score S pv ...`; `turn` is the side to move
+        in the position searched (the scores' point of view)."""
         words = line.split()
         info = Info(depth=0, score=None, pv=[], line=line)
         i = 1
-        if words[0] == "line":
-            info.multipv = int(words[1])
-            i = 2
         try:
+            if words[0] == "line":
+                info.multipv = int(words[1])
+                i = 2
+            elif words[:2] == ["info", "line"]:
+                info.multipv = int(words[2])
+                i = 3
             while i < len(words):
                 key = words[i]
                 if key == "pv":
                     info.pv = [_path(m) for m in words[i + 1:]]
                     break
                 if key == "score":
-                    info.score = _parse_score(words, i + 1, line)
+                    info.score = PovScore(_parse_score(words, i + 1, line), turn)
                     i += 3
+                    continue
+                if key == "book":
+                    info.book = True
+                    i += 1
                     continue
                 value = words[i + 1]
                 if key == "depth":
@@ -168,9 +258,14 @@ class Info:
         return info
 
     def rotated(self, size: int) -> "Info":
-        return Info(self.depth, self.score,
+        """The report seen from the other side of the board with the colours swapped (as
+        `Position.rotated`): the squares turned, the score's side to move the other one."""
+        score = None if self.score is None else PovScore(self.score.relative,
+                                                          other_side(self.score.turn))
+        return Info(self.depth, score,
                     [[rotate_square(s, size) for s in m] for m in self.pv],
-                    self.nodes, self.time, self.nps, self.egdb, self.multipv, self.line)
+                    self.nodes, self.time, self.nps, self.egdb, self.multipv, self.line,
+                    self.book)
 
 
 @dataclass(frozen=True)
@@ -188,7 +283,7 @@ class Position:
         return Position(START_8X8, side)
 
     @staticmethod
-    def parse(words: List[str]) -> "Position":
+    def parse(words: Sequence[str]) -> "Position":
         if len(words) != 2 or words[1] not in ("b", "p"):
             raise ProtocolError(f"not ROWS SIDE: {' '.join(words)!r}")
         return Position(words[0], words[1])
@@ -224,29 +319,72 @@ class Position:
 
 
 Setup = Union[Position, str]
-"""A position for `position` and `analyse`: a `Position`, or the protocol's text for one:
-`"ROWS SIDE"`, `"fen FEN"`, `"start SIDE"` (and, for `position`, `"pdn TEXT"`)."""
+"""A position for `position`, `analyse` and `legal_moves`: a `Position`, or the protocol's text
+for one: `"ROWS SIDE"`, `"fen FEN"`, `"start SIDE"` (and, for `position` and `legal_moves`,
+`"pdn TEXT"`)."""
+
+
+def setup_side(setup: Setup) -> Optional[str]:
+    """The side to move in a setup, where its text says it (`ROWS SIDE`, `start SIDE`, `fen
+    W:...` is the person, FEN's White; `fen B:...` the bot), else None."""
+    if isinstance(setup, Position):
+        return setup.side
+    words = setup.split()
+    if len(words) >= 2 and words[0] == "fen":
+        first = words[1][:1].upper()
+        return {"W": "p", "B": "b"}.get(first)
+    if len(words) == 2 and words[1] in ("b", "p"):
+        return words[1]
+    return None
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}".rstrip("0").rstrip(".")
+
+
+LIMIT_OPTIONS = ("movetime", "depth", "nodes", "clock")
+"""The options a `Limit` sets for its call, and their values meaning no limit."""
+NO_LIMIT = {"movetime": "0", "depth": "0", "nodes": "0", "clock": "off"}
 
 
 @dataclass(frozen=True)
 class Limit:
-    """How long a search may run: `time` in seconds, `depth` in plies; either or both. A limit
-    applies to its call only (the client sets `movetime` and `depth` for it and puts the
-    configured values back before the next call that needs them)."""
+    """How long a search may run, as python-chess's `Limit`: `time` (seconds for the move),
+    `depth` (plies), `nodes` (the search's node budget), `clock` (the mover's time left on its
+    game clock, seconds) and `inc` (the clock's increment per move, seconds; with `clock` only);
+    any of them, and the first reached ends the search. `clock` and `time` exclude each other
+    (the daemon's own clock then gives each move its budget). A limit applies to its call only:
+    the client sets `movetime`, `depth`, `nodes` and `clock` for it and puts the configured
+    values back before the next call that needs them (a configured clock restarts then)."""
 
     time: Optional[float] = None
     depth: Optional[int] = None
+    nodes: Optional[int] = None
+    clock: Optional[float] = None
+    inc: Optional[float] = None
 
-    def settings(self) -> Tuple[int, int]:
-        """`(movetime ms, depth)` as `set` takes them, 0 meaning no limit."""
-        if self.time is None and self.depth is None:
-            raise ValueError("a Limit needs a time or a depth")
+    def settings(self) -> Dict[str, str]:
+        """The values of `movetime` (ms), `depth`, `nodes` and `clock` (`BASE+INC`) as `set`
+        takes them, `0` and `off` meaning no limit."""
+        if all(v is None for v in (self.time, self.depth, self.nodes, self.clock)):
+            raise ValueError("a Limit needs a time, a depth, nodes or a clock")
         if self.time is not None and self.time <= 0:
             raise ValueError(f"Limit time must be above 0, not {self.time}")
         if self.depth is not None and self.depth < 1:
             raise ValueError(f"Limit depth must be at least 1, not {self.depth}")
+        if self.nodes is not None and self.nodes < 1:
+            raise ValueError(f"Limit nodes must be at least 1, not {self.nodes}")
+        if self.clock is not None and self.time is not None:
+            raise ValueError("a Limit has a time or a clock, not both")
+        if self.clock is not None and self.clock < 0.001:
+            raise ValueError(f"Limit clock must be at least 0.001 s, not {self.clock}")
+        if self.inc is not None and (self.clock is None or self.inc < 0):
+            raise ValueError("Limit inc needs a clock, and is 0 or more")
         ms = 0 if self.time is None else max(1, round(self.time * 1000))
-        return ms, self.depth or 0
+        clock = "off" if self.clock is None else \
+            f"{_seconds(self.clock)}+{_seconds(self.inc or 0)}"
+        return {"movetime": str(ms), "depth": str(self.depth or 0),
+                "nodes": str(self.nodes or 0), "clock": clock}
 
 
 # --- replies -------------------------------------------------------------------------------
@@ -261,8 +399,9 @@ class _Reported:
 
     @property
     def info(self) -> List[Info]:
-        """The search reports (`info depth ...`), in order; the last is the deepest."""
-        return [Info.parse(i) for i in self.infos if i.startswith("info depth ")]
+        """The search reports (`info depth ...`), in order; the last is the deepest. Their scores
+        are the bot's (it is the side to move in its search)."""
+        return [Info.parse(i, "b") for i in self.infos if i.startswith("info depth ")]
 
     @property
     def opponent(self) -> Optional[Move]:
@@ -341,29 +480,32 @@ def parse_board_reply(line: str, infos: List[str]) -> BoardReply:
 
 @dataclass
 class PlayResult:
-    """What `play` found: the move (None when the side to move has none: `gameover` says why),
-    and the search reports."""
+    """What `play` found, as python-chess's `PlayResult`: the move (None when the side to move
+    has none: `gameover` says why), the search reports, and `ponder`: the reply the search
+    expects (the second move of the last report's principal variation, as a legal move of
+    the position after `move`, from the daemon), or None."""
 
     move: Optional[Move]
     info: List[Info]
     gameover: Optional[GameOver] = None
+    ponder: Optional[Move] = None
 
     @property
-    def score(self) -> Optional[Score]:
-        """The deepest report's score (the mover's point of view), if any."""
+    def score(self) -> Optional[PovScore]:
+        """The deepest report's score (`relative`: the mover's point of view), if any."""
         return self.info[-1].score if self.info else None
 
 
 @dataclass
 class Hint:
-    """The person's best move (`hint ...`) and the search reports (the person's point of
-    view)."""
+    """The person's best move (`hint ...`) and the search reports (`score.relative` is the
+    person's point of view)."""
 
     move: Move
     info: List[Info]
 
     @property
-    def score(self) -> Optional[Score]:
+    def score(self) -> Optional[PovScore]:
         return self.info[-1].score if self.info else None
 
 

@@ -15,7 +15,8 @@ with Engine.popen(["checkersbot", "serve", "--depth", "6", "--movetime", "0"]) a
                 print(f"arm: move {' -> '.join(move.path)}, remove {move.captures}, "
                       f"crown: {move.crown}")
                 deepest = reply.info[-1]
-                print(f"depth {deepest.depth}, score {deepest.score} (the bot's point of view)")
+                assert deepest.score is not None
+                print(f"depth {deepest.depth}, score {deepest.score.bot()} (the bot's point of view)")
             case Unchanged():
                 print("the person is to move")
             case Wait(kind=kind, squares=squares):

@@ -16,6 +16,6 @@ with Engine.tcp(host, int(port)) as engine:  # close() leaves the daemon running
         engine.board(Position.start().rows, "b", timeout=0.05)
     except EngineTimeoutError:
         print("no move within 50 ms")
-    # ...leaves the engine usable: the next call first resynchronises (ping TOKEN), and
-    # repeat() gives the move the daemon wrote meanwhile.
+    # ...leaves the engine usable: the late move is dropped when it comes, the next call
+    # waits for it first, and repeat() gives it.
     print(f"the move: {engine.repeat().move}")

@@ -5,7 +5,7 @@ use super::errors::clip;
 use super::errors::{bad_option, syntax, ErrorCode, ProtocolError};
 use super::text::*;
 use crate::camera::tracking::AutoNewGame;
-use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, THREADS, TIMELEFT_MS};
+use crate::engine::bounds::{DEPTH, HASH_MB, MOVETIME_MS, MULTIPV, NODES, THREADS, TIMELEFT_MS};
 use crate::engine::clock::{BadTimeControl, TimeControl};
 use crate::play::level::{Level, Style};
 use crate::rules::geometry::BoardSize;
@@ -59,6 +59,9 @@ pub enum Command {
     TakeBack,
     /// `status`: the tracked game and the settings, without changing anything.
     Status,
+    /// `moves [SETUP]`: every legal move of a position (the game's current one without a
+    /// position), as `legal` lines, then `ok`; answered at once, the game is not touched.
+    Moves(Option<Setup>),
 }
 
 /// The start layout of `newgame`.
@@ -172,6 +175,8 @@ pub enum SetOption {
     Movetime(u64),
     /// Depth limit; 0 = none.
     Depth(u32),
+    /// Node budget of a search; 0 = none.
+    Nodes(u64),
     /// Search threads.
     Threads(usize),
     /// Transposition table MiB.
@@ -218,6 +223,7 @@ impl SetOption {
         Ok(match name.to_ascii_lowercase().as_str() {
             "movetime" => SetOption::Movetime(parse_number("movetime", value, &MOVETIME_MS)?),
             "depth" => SetOption::Depth(parse_number("depth", value, &DEPTH)?),
+            "nodes" => SetOption::Nodes(parse_number("nodes", value, &NODES)?),
             "threads" => SetOption::Threads(parse_number("threads", value, &THREADS)?),
             "hash" => SetOption::Hash(parse_number("hash", value, &HASH_MB)?),
             "size" | "layout" => SetOption::Size(parse_size(value).ok_or_else(|| {
@@ -292,6 +298,7 @@ impl fmt::Display for SetOption {
         match self {
             SetOption::Movetime(v) => write!(f, "movetime {v}"),
             SetOption::Depth(v) => write!(f, "depth {v}"),
+            SetOption::Nodes(v) => write!(f, "nodes {v}"),
             SetOption::Threads(v) => write!(f, "threads {v}"),
             SetOption::Hash(v) => write!(f, "hash {v}"),
             SetOption::Size(s) => write!(f, "size {}", s.n()),
@@ -398,6 +405,20 @@ impl Command {
                 expect(0, "status")?;
                 Command::Status
             }
+            "moves" => Command::Moves(match args {
+                [] => None,
+                // Any position `position` takes; its usage message names `moves`.
+                _ => Some(Setup::parse(args).map_err(|e| {
+                    if e.message.starts_with("usage:") {
+                        syntax(
+                            "usage: moves [ROWS SIDE | fen FEN | start SIDE] [moves M1 M2 ...] \
+                             | moves pdn TEXT",
+                        )
+                    } else {
+                        e
+                    }
+                })?),
+            }),
             "analyse" | "analyze" => match args {
                 [n, rest @ ..] => {
                     let lines = crate::engine::bounds::parse_in("lines", n, &MULTIPV)
@@ -441,7 +462,7 @@ impl Command {
                 return Err(ProtocolError::new(
                     ErrorCode::UnknownCommand,
                     format!(
-                        "'{}'; commands: hello ping set options newgame position board analyse hint takeback status stop repeat quit",
+                        "'{}'; commands: hello ping set options newgame position board moves analyse hint takeback status stop repeat quit",
                         clip(head)
                     ),
                 ))
@@ -485,6 +506,8 @@ impl fmt::Display for Command {
             Command::Hint => f.write_str("hint"),
             Command::TakeBack => f.write_str("takeback"),
             Command::Status => f.write_str("status"),
+            Command::Moves(None) => f.write_str("moves"),
+            Command::Moves(Some(setup)) => write!(f, "moves {setup}"),
         }
     }
 }

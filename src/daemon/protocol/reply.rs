@@ -188,6 +188,14 @@ pub enum InfoLine {
     Search(SearchInfo),
     /// `info newgame`: the start position seen on the board began a new game (`autonewgame`).
     NewGame,
+    /// `info line K depth ...`: the K-th best move at a depth an `analyse N infinite` has
+    /// completed (score from the point of view of the side to move in the analysed position).
+    Line {
+        /// Rank, from 1.
+        rank: usize,
+        /// Depth, score and principal variation.
+        info: SearchInfo,
+    },
 }
 
 /// A reply line.
@@ -237,6 +245,9 @@ pub enum Reply {
     },
     /// `hint PATH [captures SQUARES] [crown]`: the person's best move.
     Hint(MoveInfo),
+    /// `legal PATH [captures SQUARES] [crown]`: one legal move of a `moves` request (not a final
+    /// reply; `ok` ends the list).
+    Legal(MoveInfo),
     /// `expect ROWS SIDE`: after `takeback`, the board the daemon now expects, with the side to
     /// move.
     Expect {
@@ -257,9 +268,12 @@ pub enum Reply {
 }
 
 impl Reply {
-    /// Whether this reply ends a request (everything but `info`, `option` and `line`).
+    /// Whether this reply ends a request (everything but `info`, `option`, `line` and `legal`).
     pub fn is_final(&self) -> bool {
-        !matches!(self, Reply::Info(_) | Reply::Option(_) | Reply::Line { .. })
+        !matches!(
+            self,
+            Reply::Info(_) | Reply::Option(_) | Reply::Line { .. } | Reply::Legal(_)
+        )
     }
 
     /// Whether the writer may drop this line when too many wait (only `info` lines).
@@ -340,6 +354,10 @@ impl Reply {
                 side: Side::from_letter(side).ok_or_else(bad)?,
             }),
             ("info", ["newgame"]) => Reply::Info(InfoLine::NewGame),
+            ("info", ["line", rank, rest @ ..]) => Reply::Info(InfoLine::Line {
+                rank: rank.parse().map_err(|_| bad())?,
+                info: parse_search_info(rest).ok_or_else(bad)?,
+            }),
             ("info", ["depth", ..]) => {
                 Reply::Info(InfoLine::Search(parse_search_info(args).ok_or_else(bad)?))
             }
@@ -349,6 +367,7 @@ impl Reply {
                 info: parse_search_info(rest).ok_or_else(bad)?,
             },
             ("hint", args) => Reply::Hint(parse_move_words(args).ok_or_else(bad)?),
+            ("legal", args) => Reply::Legal(parse_move_words(args).ok_or_else(bad)?),
             ("expect", [rows, side]) => Reply::Expect {
                 rows: rows.to_string(),
                 side: Side::from_letter(side).ok_or_else(bad)?,
@@ -487,6 +506,10 @@ impl fmt::Display for Reply {
                 f.write_str("info ")?;
                 search_words(f, i)
             }
+            Reply::Info(InfoLine::Line { rank, info }) => {
+                write!(f, "info line {rank} ")?;
+                search_words(f, info)
+            }
             Reply::Option(o) => write!(f, "{o}"),
             Reply::Line { rank, info } => {
                 write!(f, "line {rank} ")?;
@@ -494,6 +517,10 @@ impl fmt::Display for Reply {
             }
             Reply::Hint(m) => {
                 f.write_str("hint ")?;
+                move_words(f, m)
+            }
+            Reply::Legal(m) => {
+                f.write_str("legal ")?;
                 move_words(f, m)
             }
             Reply::Expect { rows, side } => write!(f, "expect {} {side}", printable(rows)),

@@ -11,6 +11,7 @@ fn commands_round_trip() {
         "quit",
         "set movetime 250",
         "set depth 6",
+        "set nodes 50000",
         "set threads 2",
         "set hash 32",
         "set size 10",
@@ -44,6 +45,12 @@ fn commands_round_trip() {
         "position _b_b/____/____/p_p_ b moves A1-B2 D2-C1",
         "position fen W:W21,22:B1,2 moves 22-18 1-5",
         "position pdn [FEN \"W:W21,22:B1,2\"] 1. 22-18 1-5 *",
+        "moves",
+        "moves start b",
+        "moves _b_b/____/____/p_p_ p",
+        "moves fen W:W21,22:B1,2",
+        "moves start b moves 11-15 23-19",
+        "moves pdn 1. 11-15 23-19 *",
     ] {
         let cmd = Command::parse(line).unwrap().unwrap();
         assert_eq!(cmd.to_string(), line);
@@ -84,6 +91,8 @@ fn bad_commands_get_their_codes() {
     assert_eq!(code("board _b_b/____/____/p_p_ x"), ErrorCode::Syntax);
     assert_eq!(code("set movetime soon"), ErrorCode::BadOption);
     assert_eq!(code("set threads 0"), ErrorCode::BadOption);
+    assert_eq!(code("set nodes -1"), ErrorCode::BadOption);
+    assert_eq!(code("set nodes 1000000000001"), ErrorCode::BadOption);
     assert_eq!(code("set colour blue"), ErrorCode::BadOption);
     assert_eq!(code("set size 7"), ErrorCode::BadOption);
     assert_eq!(code("newgame 7"), ErrorCode::Syntax);
@@ -96,6 +105,9 @@ fn bad_commands_get_their_codes() {
     assert_eq!(code("analyse 2 start b moves 11-15"), ErrorCode::Syntax);
     assert_eq!(code("hint now"), ErrorCode::Syntax);
     assert_eq!(code("status now"), ErrorCode::Syntax);
+    assert_eq!(code("moves start"), ErrorCode::Syntax);
+    assert_eq!(code("moves start x"), ErrorCode::Syntax);
+    assert_eq!(code("moves start b moves"), ErrorCode::Syntax);
     assert_eq!(code("set level expert"), ErrorCode::BadOption);
     assert_eq!(code("set style wild"), ErrorCode::BadOption);
 }
@@ -121,6 +133,7 @@ fn replies_round_trip() {
         "info accepted _b_b/____/____/p_p_ p",
         "info depth 4 score cp -12 pv C1-D2 F2-E3",
         "info depth 9 score win 7 nodes 1234 time 12 nps 100000 pv E5-C3-A1",
+        "info line 2 depth 5 score cp -8 nodes 900 time 3 nps 300000 pv C5-D6 F2-E3",
         "error illegal-transition E3,F4: no legal move by p explains this board",
         "option movetime type int min 0 max 3600000 default 1000 value 250",
         "option strict type bool default on value off",
@@ -130,6 +143,8 @@ fn replies_round_trip() {
         "line 2 depth 6 score loss 4 pv C3-D4",
         "hint F2 E3",
         "hint E3 C5 captures D4",
+        "legal F2 E3",
+        "legal E5 C3 A1 captures D4 B2 crown",
         "expect _b_b/____/____/p_p_ p",
         "error nothing-to-take-back the person has not moved in this game",
         "status state nogame size none side none position none expect none seen none plies 0 \
@@ -153,6 +168,7 @@ fn replies_round_trip() {
             .is_final()
     );
     assert!(Reply::parse("hint F2 E3").unwrap().is_final());
+    assert!(!Reply::parse("legal F2 E3").unwrap().is_final());
 }
 
 #[test]
