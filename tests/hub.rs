@@ -5,9 +5,9 @@
 //! missing, except in CI (`CI` set), which installs it. The Hub lines themselves are unit-tested in
 //! `src/hosts/hub.rs`.
 //!
-//! Hub mode under hostile input (issue 52, findings 9 to 11), each against the real binary: bytes
+//! Hub mode under hostile input (issue 52, findings 9 to 12), each against the real binary: bytes
 //! that are not UTF-8, a 64 MiB line with the process's peak memory measured, `go` after a refused
-//! `pos`, SIGTERM during a search, and an unclosed quote.
+//! `pos`, SIGTERM during a search, an unclosed quote, and stderr by default.
 
 mod common;
 
@@ -382,4 +382,25 @@ fn hub_refuses_an_unclosed_quote() {
     }
     let (status, _) = hub.finish();
     assert!(status.success(), "{status}");
+}
+
+/// Issue 52, finding 12: hub mode writes no log lines on stderr unless `--log-level` asks
+/// (pydraughts' `HubEngine` reads stderr with stdout, so each error reached the host twice).
+#[test]
+fn hub_writes_nothing_on_stderr_unless_asked() {
+    let bad = ["frobnicate", "pos pos=Wbbb", "level depth=x", "go think"];
+    let mut hub = HubChild::start(&[]);
+    for line in bad {
+        hub.send(line);
+    }
+    hub.send_bytes(b"\xff\n");
+    assert_eq!(hub.lines_to_pong().len(), bad.len() + 1);
+    let (status, stderr) = hub.finish();
+    assert!(status.success(), "{status}");
+    assert_eq!(stderr, "", "stderr by default");
+    let mut hub = HubChild::start(&["--log-level", "warn"]);
+    hub.send("frobnicate");
+    assert_eq!(hub.lines_to_pong().len(), 1);
+    let (_, stderr) = hub.finish();
+    assert!(stderr.contains("frobnicate"), "stderr at warn: {stderr:?}");
 }

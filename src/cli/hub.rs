@@ -10,7 +10,8 @@
 //! read (memory stays bounded) and answered with an error that quotes its first bytes, a line that
 //! is not UTF-8 answered with an error; the loop goes on after both. SIGINT and SIGTERM stop a
 //! search under way, which writes its `done` line with the best move found so far, and end the
-//! mode.
+//! mode. Nothing goes to stderr unless `--log-level` (or `RUST_LOG`) asks: Hub hosts such as
+//! pydraughts read stderr with stdout.
 
 use super::common::EngineArgs;
 use anyhow::Result;
