@@ -195,16 +195,28 @@ pub fn result_of(score: Score) -> c_int {
     }
 }
 
-/// The search limits of a `getmove` call: `maxtime` seconds (at most [`MAX_SECONDS`]; 1 s when
-/// it is not a positive number), capped by a level if one was set.
-pub fn limits_for(maxtime: f64, level: Option<Level>) -> Limits {
-    let secs = if maxtime.is_finite() && maxtime > 0.0 {
-        maxtime.min(MAX_SECONDS)
-    } else {
-        1.0
-    };
+/// A `maxtime` that gives no search time: zero, negative, NaN or infinite.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("maxtime must be a number of seconds above 0, not {0}; no move made")]
+pub struct BadMaxTime(pub f64);
+
+/// The search limits of a `getmove` call: `maxtime` seconds (at most [`MAX_SECONDS`]), capped by
+/// a level if one was set. A `maxtime` of 0 or less, NaN or infinity is refused: no guess of what
+/// the host meant.
+///
+/// ```
+/// use checkersbot::hosts::checkerboard::limits_for;
+/// use std::time::Duration;
+/// assert_eq!(limits_for(0.5, None).unwrap().movetime, Some(Duration::from_millis(500)));
+/// assert!(limits_for(0.0, None).is_err());
+/// assert!(limits_for(f64::NAN, None).is_err());
+/// ```
+pub fn limits_for(maxtime: f64, level: Option<Level>) -> Result<Limits, BadMaxTime> {
+    if !(maxtime.is_finite() && maxtime > 0.0) {
+        return Err(BadMaxTime(maxtime));
+    }
     let mut limits = Limits {
-        movetime: Some(Duration::from_secs_f64(secs)),
+        movetime: Some(Duration::from_secs_f64(maxtime.min(MAX_SECONDS))),
         depth: None,
         nodes: None,
     };
@@ -215,7 +227,7 @@ pub fn limits_for(maxtime: f64, level: Option<Level>) -> Limits {
             limits.movetime = limits.movetime.map(|m| m.min(t));
         }
     }
-    limits
+    Ok(limits)
 }
 
 /// An `enginecommand` the library understands.
@@ -373,5 +385,18 @@ mod tests {
         assert!(Name.fixed_reply().unwrap().starts_with("checkersbot"));
         assert_eq!(GetLevel.fixed_reply(), None);
         assert_eq!(level_name(None), "off");
+    }
+
+    #[test]
+    fn a_maxtime_that_gives_no_time_is_refused() {
+        for bad in [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let e = limits_for(bad, None).unwrap_err();
+            assert!(e.to_string().contains("maxtime"), "{e}");
+        }
+        let huge = limits_for(1e300, None).unwrap();
+        assert_eq!(huge.movetime, Some(Duration::from_secs(3600)));
+        let medium = limits_for(10.0, Some(Level::Medium)).unwrap();
+        assert_eq!(medium.movetime, Some(Duration::from_millis(300)));
+        assert_eq!(medium.depth, Some(6));
     }
 }
