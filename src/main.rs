@@ -9,7 +9,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(&cli.log_level);
+    let level = cli
+        .log_level
+        .as_deref()
+        .unwrap_or(cli.command.default_log_level());
+    init_logging(level);
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
         Command::Moves(args) => cli::moves::run(&args),

@@ -292,44 +292,77 @@ pub fn style_parser() -> impl clap::builder::TypedValueParser<Value = Style> {
 /// their own; call it before starting other threads.
 pub fn stop_on_signals() -> &'static std::sync::atomic::AtomicBool {
     static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if let Some(signals) = block_termination_signals() {
+        signals.forward(|sig| {
+            if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                eprintln!("signal {sig} again: exiting at once");
+                std::process::exit(130);
+            }
+            eprintln!("signal {sig}: stopping after saving (again to exit at once)");
+            true
+        });
+    }
+    &STOP
+}
+
+/// SIGINT and SIGTERM, blocked by [`block_termination_signals`] and waited for by
+/// [`TerminationSignals::forward`].
+pub struct TerminationSignals {
+    #[cfg(unix)]
+    set: libc::sigset_t,
+}
+
+// SAFETY: a sigset_t is plain data.
+#[cfg(unix)]
+unsafe impl Send for TerminationSignals {}
+
+/// Blocks SIGINT and SIGTERM in the calling thread and the threads it starts from now on, so that
+/// they end nothing by themselves; `None` where they cannot be blocked (they then end the
+/// program abruptly, as by default). Call it before starting other threads.
+pub fn block_termination_signals() -> Option<TerminationSignals> {
     #[cfg(unix)]
     {
         // SAFETY: the set is initialised by sigemptyset before use; the calls only read it.
-        let set = unsafe {
+        unsafe {
             let mut set: libc::sigset_t = std::mem::zeroed();
             libc::sigemptyset(&mut set);
             libc::sigaddset(&mut set, libc::SIGINT);
             libc::sigaddset(&mut set, libc::SIGTERM);
             if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
                 tracing::warn!("cannot block SIGINT/SIGTERM: they will end the program abruptly");
-                return &STOP;
+                return None;
             }
-            set
-        };
-        struct Set(libc::sigset_t);
-        // SAFETY: a sigset_t is plain data.
-        unsafe impl Send for Set {}
-        let set = Set(set);
-        let spawned = std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || {
-                let set = set;
-                loop {
-                    let mut sig: libc::c_int = 0;
-                    // SAFETY: `set` is a valid, initialised signal set; `sig` a valid out-pointer.
-                    if unsafe { libc::sigwait(&set.0, &mut sig) } != 0 {
-                        return;
-                    }
-                    if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                        eprintln!("signal {sig} again: exiting at once");
-                        std::process::exit(130);
-                    }
-                    eprintln!("signal {sig}: stopping after saving (again to exit at once)");
-                }
-            });
-        if let Err(e) = spawned {
-            tracing::warn!("cannot start the signal thread: {e}");
+            Some(TerminationSignals { set })
         }
     }
-    &STOP
+    #[cfg(not(unix))]
+    None
+}
+
+impl TerminationSignals {
+    /// Waits for the signals on a thread of its own and hands each one's number to `deliver`,
+    /// until `deliver` returns false.
+    pub fn forward(self, mut deliver: impl FnMut(i32) -> bool + Send + 'static) {
+        #[cfg(unix)]
+        {
+            let spawned = std::thread::Builder::new()
+                .name("signals".into())
+                .spawn(move || {
+                    let signals = self;
+                    loop {
+                        let mut sig: libc::c_int = 0;
+                        // SAFETY: `set` is a valid, initialised signal set; `sig` a valid
+                        // out-pointer.
+                        if unsafe { libc::sigwait(&signals.set, &mut sig) } != 0 || !deliver(sig) {
+                            return;
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::warn!("cannot start the signal thread: {e}");
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (self, &mut deliver);
+    }
 }

@@ -4,9 +4,18 @@
 //! [`checkersbot::hosts::hub`]; this module is the loop: a reader thread hands lines over a channel,
 //! searches run on their own thread with a stop flag, and `stop`, `ping`, `ponder-hit` and `quit`
 //! are answered while one runs.
+//!
+//! Input is framed as `serve` frames it ([`LineReader`]): byte lines of at most
+//! [`MAX_LINE`](checkersbot::daemon::protocol::MAX_LINE) bytes, a longer one discarded as it is
+//! read (memory stays bounded) and answered with an error that quotes its first bytes, a line that
+//! is not UTF-8 answered with an error; the loop goes on after both. SIGINT and SIGTERM stop a
+//! search under way, which writes its `done` line with the best move found so far, and end the
+//! mode. Nothing goes to stderr unless `--log-level` (or `RUST_LOG`) asks: Hub hosts such as
+//! pydraughts read stderr with stdout.
 
 use super::common::EngineArgs;
 use anyhow::Result;
+use checkersbot::daemon::transport::LineReader;
 use checkersbot::engine::clock::TimeControl;
 use checkersbot::engine::{Engine, Info, Limits, SearchResult};
 use checkersbot::hosts::hub::{self, HubLine, Level};
@@ -15,9 +24,12 @@ use checkersbot::rules::game::Game;
 use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::position::Side;
 use clap::Args;
-use std::io::{BufRead, Write};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -48,7 +60,9 @@ struct Running {
 
 struct Hub {
     engine: Option<Engine>,
-    game: Game,
+    /// The position to search, set by a valid `pos`; none before the first and after a rejected
+    /// one, so that `go` never searches a position the host did not mean.
+    game: Option<Game>,
     level: Level,
     running: Option<Running>,
     out: Arc<Mutex<std::io::Stdout>>,
@@ -56,10 +70,7 @@ struct Hub {
 
 fn error(out: &Mutex<std::io::Stdout>, message: &str) {
     tracing::warn!("hub: {message}");
-    say(
-        out,
-        &format!("error message=\"{}\"", message.replace('"', "'")),
-    );
+    say(out, &hub::error_line(message));
 }
 
 impl Hub {
@@ -85,8 +96,8 @@ impl Hub {
         }
     }
 
-    /// The move time and soft limit for the side to move under the current `level`.
-    fn budget(&self) -> (Limits, Option<Duration>) {
+    /// The move time and soft limit for the side to move in `game` under the current `level`.
+    fn budget(&self, game: &Game) -> (Limits, Option<Duration>) {
         let l = &self.level;
         let mut limits = Limits {
             movetime: None,
@@ -107,7 +118,7 @@ impl Hub {
                 inc,
                 moves: l.moves,
             };
-            let played = (self.game.plies() / 2) as u32;
+            let played = (game.plies() / 2) as u32;
             let b = tc.budget(time + inc, played);
             limits.movetime = Some(b.hard.max(Duration::from_millis(1)));
             soft = Some(b.soft);
@@ -122,13 +133,20 @@ impl Hub {
         if self.running.is_some() {
             return error(&self.out, "a search is running; send stop first");
         }
-        let pos = *self.game.current();
+        let Some(game) = &self.game else {
+            return error(
+                &self.out,
+                "no position to search: send a valid pos first (none is set before the first pos or after a rejected one)",
+            );
+        };
+        let pos = *game.current();
+        let history = game.history_keys();
+        let (mut limits, mut soft) = self.budget(game);
         let Some(mut engine) = self.engine.take() else {
             return error(&self.out, "the engine is not ready");
         };
         let ponder = line.has("ponder");
         let analyze = line.has("analyze") || line.has("analyse");
-        let (mut limits, mut soft) = self.budget();
         let mut ponder_budget = None;
         if ponder || analyze {
             ponder_budget = limits.movetime;
@@ -139,7 +157,6 @@ impl Hub {
                 limits.nodes = None;
             }
         }
-        let history = self.game.history_keys();
         let stop = Arc::new(AtomicBool::new(false));
         let out = Arc::clone(&self.out);
         let flag = Arc::clone(&stop);
@@ -185,7 +202,9 @@ impl Hub {
             });
     }
 
+    /// `pos`: the position to search from now on; a rejected one leaves none.
     fn position(&mut self, line: &HubLine) {
+        self.game = None;
         let start = match line.get("pos") {
             Some(text) => match hub::parse_position(text) {
                 Ok(p) => p,
@@ -194,7 +213,7 @@ impl Hub {
             None => AnyPosition::initial(BoardSize::S8, Side::Bot),
         };
         match hub::play_moves(start, line.get("moves").unwrap_or("")) {
-            Ok(game) => self.game = game,
+            Ok(game) => self.game = Some(game),
             Err(e) => error(&self.out, &e.to_string()),
         }
     }
@@ -208,7 +227,8 @@ impl Hub {
             "variant" => error(
                 &self.out,
                 &format!(
-                    "variant {value} is not played: checkersbot plays American checkers (english) in Hub mode"
+                    "variant {} is not played: checkersbot plays American checkers (english) in Hub mode",
+                    hub::quote(value)
                 ),
             ),
             "hash" | "tt-size" => match value.parse::<usize>() {
@@ -219,7 +239,10 @@ impl Hub {
                         }
                     }
                 }
-                _ => error(&self.out, &format!("hash must be 1 to 4096 MiB, not {value}")),
+                _ => error(
+                    &self.out,
+                    &format!("hash must be 1 to 4096 MiB, not {}", hub::quote(value)),
+                ),
             },
             "threads" => match value.parse::<usize>() {
                 Ok(t) if (1..=64).contains(&t) => {
@@ -227,9 +250,12 @@ impl Hub {
                         engine.set_threads(t);
                     }
                 }
-                _ => error(&self.out, &format!("threads must be 1 to 64, not {value}")),
+                _ => error(
+                    &self.out,
+                    &format!("threads must be 1 to 64, not {}", hub::quote(value)),
+                ),
             },
-            other => tracing::info!("hub: parameter {other} ignored"),
+            other => tracing::info!("hub: parameter {} ignored", hub::quote(other)),
         }
     }
 }
@@ -269,44 +295,143 @@ fn done_line(result: &SearchResult, root: &AnyPosition) -> String {
     line
 }
 
-fn reader(input: impl BufRead + Send + 'static) -> Receiver<Option<String>> {
-    let (tx, rx) = channel();
+/// What the loop reacts to.
+enum Event {
+    /// A line of input.
+    Line(String),
+    /// A line that broke the framing rules: the error to answer.
+    Bad(String),
+    /// The end of input.
+    End,
+    /// SIGINT or SIGTERM.
+    Signal(i32),
+}
+
+/// How many bytes of a line an error quotes.
+const QUOTED: usize = 40;
+
+/// Passes a byte stream through unchanged, keeping the first bytes of each line in it (up to
+/// [`QUOTED`] and one more, so a longer line shows as cut) for the error about a line the framing
+/// rejects, whose bytes [`LineReader`] does not keep. One entry a line, in order: the reader
+/// takes the front one for each line it delivers. It holds entries only for the lines read ahead
+/// of delivery, so it stays as small as the read-ahead buffer.
+struct LineStarts<R> {
+    inner: R,
+    current: Vec<u8>,
+    started: bool,
+    done: Rc<RefCell<VecDeque<Vec<u8>>>>,
+}
+
+impl<R: Read> Read for LineStarts<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 && self.started {
+            // A last line without LF: the reader delivers it too.
+            self.done
+                .borrow_mut()
+                .push_back(std::mem::take(&mut self.current));
+            self.started = false;
+        }
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                self.done
+                    .borrow_mut()
+                    .push_back(std::mem::take(&mut self.current));
+                self.started = false;
+            } else {
+                self.started = true;
+                if self.current.len() <= QUOTED {
+                    self.current.push(b);
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Reads stdin on a thread of its own, framed as `serve` frames it, and hands each line (or the
+/// error about it) to the loop; the channel is bounded, so input waits while the loop is behind.
+fn reader(input: impl Read + Send + 'static, tx: SyncSender<Event>) {
     let _ = std::thread::Builder::new()
         .name("hub-reader".into())
         .spawn(move || {
-            for line in input.lines() {
-                match line {
-                    Ok(l) => {
-                        if tx.send(Some(l)).is_err() {
-                            return;
+            let starts = Rc::new(RefCell::new(VecDeque::new()));
+            let mut lines = LineReader::new(LineStarts {
+                inner: input,
+                current: Vec::new(),
+                started: false,
+                done: Rc::clone(&starts),
+            });
+            loop {
+                let event = match lines.next_line() {
+                    Ok(None) => break,
+                    Ok(Some(line)) => {
+                        let start = starts.borrow_mut().pop_front().unwrap_or_default();
+                        match line {
+                            Ok(l) => Event::Line(l),
+                            Err(e) => Event::Bad(format!("{e}: {}", hub::quote_bytes(&start))),
                         }
                     }
                     Err(e) => {
                         tracing::warn!("hub: input: {e}");
                         break;
                     }
+                };
+                if tx.send(event).is_err() {
+                    return;
                 }
             }
-            let _ = tx.send(None);
+            let _ = tx.send(Event::End);
         });
-    rx
 }
 
-/// Runs the Hub loop on stdin/stdout until `quit` or the end of input.
+/// Runs the Hub loop on stdin/stdout until `quit`, the end of input, SIGINT or SIGTERM.
 pub fn run(args: &HubArgs) -> Result<()> {
+    // Before any thread starts, so that every thread inherits the mask.
+    let signals = super::common::block_termination_signals();
     let config = args.engine.config()?;
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let mut hub = Hub {
         engine: Some(Engine::try_new(config).map_err(|e| anyhow::anyhow!("--hash: {e}"))?),
-        game: Game::new(AnyPosition::initial(BoardSize::S8, Side::Bot)),
+        game: None,
         level: Level::default(),
         running: None,
         out: Arc::clone(&out),
     };
-    let lines = reader(std::io::BufReader::new(std::io::stdin()));
-    while let Ok(Some(text)) = lines.recv() {
-        let Some(line) = HubLine::parse(&text) else {
-            continue;
+    let (tx, events) = sync_channel(64);
+    if let Some(set) = signals {
+        let tx = tx.clone();
+        set.forward(move |sig| tx.send(Event::Signal(sig)).is_ok());
+    }
+    reader(std::io::stdin(), tx);
+    serve_events(&mut hub, &events);
+    hub.join();
+    Ok(())
+}
+
+/// The loop itself: answers each event until `quit`, the end of input or a signal.
+fn serve_events(hub: &mut Hub, events: &Receiver<Event>) {
+    let out = Arc::clone(&hub.out);
+    while let Ok(event) = events.recv() {
+        let text = match event {
+            Event::Line(text) => text,
+            Event::Bad(message) => {
+                error(&out, &message);
+                continue;
+            }
+            Event::End => return,
+            Event::Signal(sig) => {
+                tracing::info!("hub: signal {sig}: stopping");
+                return;
+            }
+        };
+        let line = match HubLine::parse(&text) {
+            Ok(Some(line)) => line,
+            Ok(None) => continue,
+            Err(e) => {
+                error(&out, &e.to_string());
+                continue;
+            }
         };
         match line.command.as_str() {
             "hub" => {
@@ -348,10 +473,8 @@ pub fn run(args: &HubArgs) -> Result<()> {
             "go" => hub.go(&line),
             "ponder-hit" => hub.ponder_hit(),
             "stop" => hub.join(),
-            "quit" => break,
-            other => error(&out, &format!("unknown command {other}")),
+            "quit" => return,
+            other => error(&out, &format!("unknown command {}", hub::quote(other))),
         }
     }
-    hub.join();
-    Ok(())
 }

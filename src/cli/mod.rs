@@ -26,10 +26,11 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "checkersbot", version, about, long_about = None)]
 pub struct Cli {
-    /// Log level for stderr (off, error, warn, info, debug, trace); RUST_LOG overrides it.
-    #[arg(long, global = true, default_value = "warn",
+    /// Log level for stderr (off, error, warn, info, debug, trace) [default: warn; off for hub,
+    /// whose host reads stderr with stdout]; RUST_LOG overrides it.
+    #[arg(long, global = true,
           value_parser = ["off", "error", "warn", "info", "debug", "trace"])]
-    pub log_level: String,
+    pub log_level: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -69,4 +70,16 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Speak the Hub protocol (Scan's) on stdin/stdout, for draughts tools that drive Hub engines.
     Hub(hub::HubArgs),
+}
+
+impl Command {
+    /// The log level when `--log-level` is not given: `warn`, but `off` for `hub`, whose hosts
+    /// (pydraughts' `HubEngine`) read stderr with stdout and would take each log line for a
+    /// reply.
+    pub fn default_log_level(&self) -> &'static str {
+        match self {
+            Command::Hub(_) => "off",
+            _ => "warn",
+        }
+    }
 }

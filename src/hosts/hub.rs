@@ -3,7 +3,9 @@
 //! loop that runs searches is `checkersbot hub` (`src/cli/hub.rs`); this module has no I/O.
 //!
 //! A line is a command word followed by `key=value` pairs (a value with spaces in double quotes),
-//! or bare words (`go think`). Positions and moves follow pydraughts' `english` variant:
+//! or bare words (`go think`); a quote left open is an error. Text from the host that an error
+//! quotes is cut to its first 40 characters and escaped ([`quote`]), so an error line stays short
+//! and printable whatever was sent. Positions and moves follow pydraughts' `english` variant:
 //!
 //! - a position is `pos=` and 33 characters: the side to move (`W` or `B`), then the 32 playable
 //!   squares. In it the board is seen from the other side with the colours' names swapped: hub
@@ -36,9 +38,9 @@ pub struct HubLine {
 }
 
 impl HubLine {
-    /// Splits `line` into the command and its arguments; `None` for a blank line or an unclosed
-    /// quote.
-    pub fn parse(line: &str) -> Option<HubLine> {
+    /// Splits `line` into the command and its arguments; `None` for a blank line, an error for a
+    /// quote left open.
+    pub fn parse(line: &str) -> Result<Option<HubLine>, HubError> {
         let mut words = Vec::new();
         let mut word = String::new();
         let mut in_quotes = false;
@@ -62,20 +64,22 @@ impl HubLine {
             }
         }
         if in_quotes {
-            return None;
+            return Err(HubError::UnclosedQuote(quote(line)));
         }
         if any {
             words.push(word);
         }
         let mut it = words.into_iter();
-        let command = it.next()?;
+        let Some(command) = it.next() else {
+            return Ok(None);
+        };
         let args = it
             .map(|w| match w.split_once('=') {
                 Some((k, v)) => (k.to_string(), Some(v.to_string())),
                 None => (w, None),
             })
             .collect();
-        Some(HubLine { command, args })
+        Ok(Some(HubLine { command, args }))
     }
 
     /// The value of `key`, if given.
@@ -92,14 +96,18 @@ impl HubLine {
     }
 }
 
-/// A Hub position or move that cannot be read.
+/// A Hub line, position or move that cannot be read. The text quoted is cut and escaped
+/// ([`quote`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HubError {
+    /// A line with a double quote that is not closed.
+    #[error("unclosed quote in {0}")]
+    UnclosedQuote(String),
     /// The position text is not 33 characters of `W`/`B` and `wWbBe`.
-    #[error("bad position '{0}': expected W or B and 32 squares of w, W, b, B or e")]
+    #[error("bad position {0}: expected W or B and 32 squares of w, W, b, B or e")]
     BadPosition(String),
     /// A move that is not legal in its position.
-    #[error("move {number} '{text}' is not legal here (legal: {legal})")]
+    #[error("move {number} {text} is not legal here (legal: {legal})")]
     IllegalMove {
         /// Its place in the list, from 1.
         number: usize,
@@ -110,13 +118,91 @@ pub enum HubError {
     },
 }
 
+/// How many characters of the host's text an error quotes.
+pub const QUOTED: usize = 40;
+
+/// `text` as an error quotes it: in single quotes, its first [`QUOTED`] characters (then `...`),
+/// every character that is not printable ASCII escaped (`\x1b`, `\u{e9}`) and a double quote
+/// written as a single one, so that it cannot end the `message="..."` value.
+///
+/// ```
+/// use checkersbot::hosts::hub::quote;
+/// assert_eq!(quote("Wbbb"), "'Wbbb'");
+/// assert_eq!(quote("a\u{1b}\"\u{e9}"), "'a\\x1b'\\u{e9}'");
+/// assert_eq!(quote(&"x".repeat(1000)).len(), 2 + 40 + 3);
+/// ```
+pub fn quote(text: &str) -> String {
+    let mut out = String::from("'");
+    for (i, c) in text.chars().enumerate() {
+        if i == QUOTED {
+            out.push_str("...");
+            break;
+        }
+        push_escaped(&mut out, c);
+    }
+    out.push('\'');
+    out
+}
+
+/// Appends `c` as an error line shows it: printable ASCII as it is (a double quote as a single
+/// one), other ASCII as `\xNN`, the rest as `\u{N}`.
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '"' => out.push('\''),
+        ' '..='~' => out.push(c),
+        c if c.is_ascii() => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+    }
+}
+
+/// Bytes that may not be UTF-8 (the start of a line the framing rejected) as an error quotes
+/// them: as [`quote`] does, with every byte outside printable ASCII escaped (`\xff`).
+///
+/// ```
+/// use checkersbot::hosts::hub::quote_bytes;
+/// assert_eq!(quote_bytes(b"ab\xff\r"), "'ab\\xff\\x0d'");
+/// ```
+pub fn quote_bytes(bytes: &[u8]) -> String {
+    let mut out = String::from("'");
+    for (i, &b) in bytes.iter().enumerate() {
+        if i == QUOTED {
+            out.push_str("...");
+            break;
+        }
+        // A byte outside ASCII is shown as a byte, not as the character it may start.
+        match b {
+            0x80.. => out.push_str(&format!("\\x{b:02x}")),
+            b => push_escaped(&mut out, char::from(b)),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// The Hub error line for `message`: `error message="..."`, with any double quote in it written as
+/// a single one and any character that is not printable ASCII escaped, so that the line stays one
+/// well-formed line.
+///
+/// ```
+/// use checkersbot::hosts::hub::error_line;
+/// assert_eq!(error_line("no \"pos\"\n"), "error message=\"no 'pos'\\x0a\"");
+/// ```
+pub fn error_line(message: &str) -> String {
+    let mut out = String::from("error message=\"");
+    for c in message.chars() {
+        push_escaped(&mut out, c);
+    }
+    out.push('"');
+    out
+}
+
 fn coord(hub_square: usize) -> Option<Coord> {
     Coord::from_standard_number(33usize.checked_sub(hub_square)?, 8)
 }
 
 /// Reads a Hub position (see the module documentation).
 pub fn parse_position(text: &str) -> Result<AnyPosition, HubError> {
-    let bad = || HubError::BadPosition(text.chars().take(40).collect());
+    let bad = || HubError::BadPosition(quote(text));
     let chars: Vec<char> = text.chars().collect();
     if chars.len() != 33 {
         return Err(bad());
@@ -268,7 +354,7 @@ pub fn play_moves(start: AnyPosition, moves: &str) -> Result<Game, HubError> {
         let played = parse_move(&pos, text).and_then(|m| game.play(&m).copied());
         played.ok_or_else(|| HubError::IllegalMove {
             number: i + 1,
-            text: text.chars().take(40).collect(),
+            text: quote(text),
             legal: pos
                 .legal_moves()
                 .iter()
@@ -312,7 +398,7 @@ impl Level {
         let mut level = Level::default();
         for (key, value) in &line.args {
             let v = value.as_deref().unwrap_or("");
-            let bad = || format!("bad level {key}={v}");
+            let bad = || format!("bad level {}", quote(&format!("{key}={v}")));
             match key.as_str() {
                 "depth" => {
                     level.depth = Some(v.parse().ok().filter(|d| *d <= 100).ok_or_else(bad)?)
@@ -323,7 +409,7 @@ impl Level {
                 "inc" => level.inc = Some(secs(v).ok_or_else(bad)?),
                 "moves" => level.moves = Some(v.parse().ok().filter(|m| *m > 0).ok_or_else(bad)?),
                 "infinite" => level.infinite = true,
-                _ => return Err(format!("unknown level {key}")),
+                _ => return Err(format!("unknown level {}", quote(key))),
             }
         }
         Ok(level)
@@ -414,13 +500,18 @@ mod tests {
 
     #[test]
     fn lines_split_into_words_and_quoted_values() {
-        let l = HubLine::parse(r#"pos pos=Wbe moves="12-16 21-17""#).unwrap();
+        let l = HubLine::parse(r#"pos pos=Wbe moves="12-16 21-17""#)
+            .unwrap()
+            .unwrap();
         assert_eq!(l.command, "pos");
         assert_eq!(l.get("moves"), Some("12-16 21-17"));
-        assert!(HubLine::parse("go think").unwrap().has("think"));
-        assert!(HubLine::parse("   ").is_none());
-        assert!(HubLine::parse(r#"pos moves="12-16"#).is_none());
-        let level = Level::parse(&HubLine::parse("level time=10.5 inc=0.1 moves=40").unwrap());
+        assert!(HubLine::parse("go think").unwrap().unwrap().has("think"));
+        assert_eq!(HubLine::parse("   "), Ok(None));
+        let open = HubLine::parse(r#"pos moves="12-16"#).unwrap_err();
+        assert_eq!(open.to_string(), "unclosed quote in 'pos moves='12-16'");
+        assert!(HubLine::parse(r#"pos pos="Wxx"#).is_err());
+        let line = |text| HubLine::parse(text).unwrap().unwrap();
+        let level = Level::parse(&line("level time=10.5 inc=0.1 moves=40"));
         assert_eq!(
             level,
             Ok(Level {
@@ -430,8 +521,10 @@ mod tests {
                 ..Level::default()
             })
         );
-        assert!(Level::parse(&HubLine::parse("level depth=x").unwrap()).is_err());
-        assert!(Level::parse(&HubLine::parse("level colour=red").unwrap()).is_err());
+        assert!(Level::parse(&line("level depth=x")).is_err());
+        assert!(Level::parse(&line("level colour=red")).is_err());
+        let long = format!("level {}=1", "k".repeat(4000));
+        assert!(Level::parse(&line(&long)).unwrap_err().len() < 80);
     }
 
     #[test]
