@@ -307,6 +307,64 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
 }
 
 #[test]
+fn the_pages_search_figures_are_those_of_the_clients_last_info_line() {
+    let mut d = Served::start(&["--movetime", "300"]);
+    // Each mode twice: with `iterations` the result's own figures (the unfinished iteration's
+    // nodes and time) differed from the last line almost every time.
+    for mode in ["iterations", "iterations", "final", "final", "off"] {
+        assert_eq!(d.ask(&format!("set info {mode}")), "ok");
+        assert_eq!(d.ask("newgame"), "ok");
+        d.send(&format!("board {START} b"));
+        let mut infos = Vec::new();
+        let reply = loop {
+            let line = d.lines.recv_timeout(WAIT).expect("a line in time");
+            match line.strip_prefix("info depth ") {
+                Some(_) => infos.push(line),
+                None if line.starts_with("info ") => {}
+                None => break line,
+            }
+        };
+        assert!(reply.starts_with("move "), "{reply}");
+        let json = get(d.page, "/status.json");
+        let json = body(&json);
+        let field = |k: &str| json_field(json, k);
+        let what = format!("set info {mode}: {infos:?}\n{json}");
+        let shown = field("info").expect("the figures' line");
+        match infos.last() {
+            Some(last) => {
+                assert_eq!(&shown, last, "{what}");
+                assert_eq!(field("written").as_deref(), Some("true"), "{what}");
+            }
+            None => {
+                assert_eq!(mode, "off", "{what}");
+                assert_eq!(field("written").as_deref(), Some("false"), "{what}");
+            }
+        }
+        // The figures one by one are the line's.
+        let word = |key: &str| {
+            let mut words = shown.split(' ');
+            words.find(|w| *w == key)?;
+            words.next().map(str::to_string)
+        };
+        assert_eq!(field("depth"), word("depth"), "{what}");
+        assert_eq!(field("nodes"), word("nodes"), "{what}");
+        assert_eq!(field("time_ms"), word("time"), "{what}");
+        let score = shown
+            .split(" score ")
+            .nth(1)
+            .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "));
+        assert_eq!(field("score"), score, "{what}");
+        // And the page shows that line.
+        let html = get(d.page, "/");
+        let html_line = shown.replace('"', "&quot;");
+        assert!(
+            html.contains(&format!(r#"data-line="{html_line}""#)),
+            "{what}"
+        );
+    }
+}
+
+#[test]
 fn status_json_says_what_the_status_request_says_through_a_session() {
     let session = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sessions/misreads.in");
     let text = std::fs::read_to_string(session).expect("the session");

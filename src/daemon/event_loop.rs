@@ -398,16 +398,16 @@ impl Daemon {
                 self.begin_exit();
             }
             Event::Progress(info) => {
-                if let Some(p) = &self.pending {
-                    if p.work == Work::Move {
-                        if let Some(view) = &mut self.search_view {
-                            view.update(&info);
-                            self.dirty = true;
-                        }
+                if let Some(p) = self.pending.as_ref().filter(|p| p.work == Work::Move) {
+                    // The page shows the figures of this very line (see `SearchView`).
+                    let line = SearchInfo::of(&info, self.settings.timing);
+                    let written = self.settings.info == InfoMode::Iterations;
+                    if let Some(view) = &mut self.search_view {
+                        view.show(&line, written);
+                        self.dirty = true;
                     }
-                    if self.settings.info == InfoMode::Iterations && p.work == Work::Move {
+                    if written {
                         self.to = p.session;
-                        let line = SearchInfo::of(&info, self.settings.timing);
                         self.send(&Reply::Info(InfoLine::Search(line)));
                     }
                 }

@@ -21,9 +21,7 @@
 //! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
 //! ```
 
-use super::protocol::ScoreText;
-use super::protocol::{GameState, StatusReport};
-use crate::engine::Info;
+use super::protocol::{GameState, SearchInfo, StatusReport};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Coord;
 use crate::rules::position::Side;
@@ -31,22 +29,23 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 /// The bot's last (or running) search, as the page shows it.
+///
+/// Its figures are those of an `info` line: the daemon hands the view the very [`SearchInfo`] it
+/// writes to the client, so the page and the client's last `info` line cannot differ. With `set
+/// info iterations` that is the last iteration's line (the search's final count of nodes and time
+/// is never written, so it is not shown either); with `set info final` the final line; with `set
+/// info off` the line that would have been written at each iteration and at the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchView {
     /// The position searched, as board rows.
     pub root: String,
     /// The side to move in it (the bot).
     pub side: Side,
-    /// Depth of the last completed iteration (0 before the first).
-    pub depth: u32,
-    /// Score of the best move from the searching side's view (`None` before the first iteration).
-    pub score: Option<ScoreText>,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Milliseconds since the search began.
-    pub time_ms: u64,
-    /// Principal variation: each move's path.
-    pub pv: Vec<Vec<Coord>>,
+    /// The figures of the last `info` line (`None` before the first).
+    pub info: Option<SearchInfo>,
+    /// The figures were written to the client as an `info` line (`false` with `set info off`,
+    /// or with `final` while the search runs).
+    pub written: bool,
     /// The move answered (once done).
     pub best: Option<MoveInfo>,
     /// The search has ended (its move was answered).
@@ -61,25 +60,24 @@ impl SearchView {
         SearchView {
             root: root.to_line(),
             side: root.side(),
-            depth: 0,
-            score: None,
-            nodes: 0,
-            time_ms: 0,
-            pv: Vec::new(),
+            info: None,
+            written: false,
             best: None,
             done: false,
             book: false,
         }
     }
 
-    /// Takes in the engine's report of a completed iteration (or of the result).
-    pub fn update(&mut self, info: &Info) {
-        self.depth = info.depth;
-        self.score = Some(ScoreText::of(info.score));
-        self.nodes = info.nodes;
-        self.time_ms = info.time.as_millis() as u64;
-        self.pv = info.pv.iter().map(|m| m.path.clone()).collect();
+    /// Takes in the figures of an `info` line; `written`: the line went to the client.
+    pub fn show(&mut self, info: &SearchInfo, written: bool) {
         self.book = info.book;
+        self.info = Some(info.clone());
+        self.written = written;
+    }
+
+    /// Principal variation of the figures shown: each move's path.
+    pub fn pv(&self) -> &[Vec<Coord>] {
+        self.info.as_ref().map_or(&[], |i| i.pv.as_slice())
     }
 }
 

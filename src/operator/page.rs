@@ -16,8 +16,8 @@
 //! assert!(status_json(&snap, 1).starts_with(r#"{"version":1,"state":"nogame","#));
 //! ```
 
-use crate::daemon::protocol::ScoreText;
 use crate::daemon::protocol::{result_word, GameState};
+use crate::daemon::protocol::{InfoLine, Reply, ScoreText, SearchInfo};
 use crate::daemon::snapshot::{SearchView, Snapshot};
 use crate::render::{board_svg, escape, Picture};
 use crate::rules::board::Grid;
@@ -298,7 +298,7 @@ pub fn live_html(snap: &Snapshot) -> String {
     if let Some(search) = &snap.search {
         let pic = Picture {
             side: Some(search.side),
-            arrows: search.pv.iter().take(PV_ARROWS).cloned().collect(),
+            arrows: search.pv().iter().take(PV_ARROWS).cloned().collect(),
             ..Picture::default()
         };
         figure(
@@ -314,21 +314,44 @@ pub fn live_html(snap: &Snapshot) -> String {
     out
 }
 
-/// The search: depth, score as a bar, principal variation, nodes and time.
+/// The text of the `info` line a search view's figures come from.
+pub fn info_line(info: &SearchInfo) -> String {
+    Reply::Info(InfoLine::Search(info.clone())).to_string()
+}
+
+/// The search: depth, score as a bar, principal variation, nodes and time: the figures of the
+/// client's last `info` line (see [`SearchView`]).
 fn search_html(out: &mut String, search: Option<&SearchView>) {
     out.push_str(r#"<section class="search" id="search"><h2>The bot's last search</h2>"#);
     let Some(s) = search else {
         out.push_str("<p>None yet in this game.</p></section>");
         return;
     };
-    let pv: Vec<String> =
-        s.pv.iter()
-            .map(|p| p.iter().map(Coord::to_string).collect::<Vec<_>>().join(" "))
-            .collect();
+    let Some(info) = &s.info else {
+        let _ = write!(
+            out,
+            r#"<p data-depth="0" data-done="{}">{}</p></section>"#,
+            s.done,
+            if s.done {
+                "answered with no iteration reported"
+            } else {
+                "searching: no iteration completed yet"
+            }
+        );
+        return;
+    };
+    let pv: Vec<String> = info.pv.iter().map(|p| path_text(p)).collect();
+    let mut figures = format!("depth {}", info.depth);
+    if let Some(nodes) = info.nodes {
+        let _ = write!(figures, ", {nodes} nodes");
+    }
+    if let Some(ms) = info.time_ms {
+        let _ = write!(figures, " in {ms} ms");
+    }
     let _ = write!(
         out,
-        r#"<p data-depth="{}" data-done="{}">{}{}depth {}, {} nodes in {} ms</p>"#,
-        s.depth,
+        r#"<p data-depth="{}" data-done="{}">{}{}{}</p>"#,
+        info.depth,
         s.done,
         if s.done { "" } else { "searching: " },
         if s.book {
@@ -336,23 +359,20 @@ fn search_html(out: &mut String, search: Option<&SearchView>) {
         } else {
             ""
         },
-        s.depth,
-        s.nodes,
-        s.time_ms,
+        figures,
     );
-    if let Some(score) = s.score {
-        let bar = score_bar(score);
-        // The bar: the bot's share (dark, as its men) from the right edge, the person's (light)
-        // from the left; even is the middle line.
-        let bot_view = if s.side == Side::Bot { bar } else { -bar };
-        let fill = ((bot_view + 1.0) / 2.0 * 300.0).round().clamp(0.0, 300.0);
-        let left = 300.0 - fill;
-        let _ = write!(
-            out,
-            r##"<p class="score" data-score="{score}" data-bar="{bar:.3}">score {score}: {words}</p><svg class="bar" width="300" height="18" viewBox="0 0 300 18" role="img" aria-label="score bar"><rect width="300" height="18" fill="#fbfbf4" stroke="#888"/><rect x="{left}" width="{fill}" height="18" fill="#222"/><line x1="150" y1="0" x2="150" y2="18" stroke="#d33" stroke-width="2"/></svg><p class="bar-legend"><span>person</span><span>bot</span></p>"##,
-            words = escape(&score_words(score, s.side)),
-        );
-    }
+    let score = info.score;
+    let bar = score_bar(score);
+    // The bar: the bot's share (dark, as its men) from the right edge, the person's (light)
+    // from the left; even is the middle line.
+    let bot_view = if s.side == Side::Bot { bar } else { -bar };
+    let fill = ((bot_view + 1.0) / 2.0 * 300.0).round().clamp(0.0, 300.0);
+    let left = 300.0 - fill;
+    let _ = write!(
+        out,
+        r##"<p class="score" data-score="{score}" data-bar="{bar:.3}">score {score}: {words}</p><svg class="bar" width="300" height="18" viewBox="0 0 300 18" role="img" aria-label="score bar"><rect width="300" height="18" fill="#fbfbf4" stroke="#888"/><rect x="{left}" width="{fill}" height="18" fill="#222"/><line x1="150" y1="0" x2="150" y2="18" stroke="#d33" stroke-width="2"/></svg><p class="bar-legend"><span>person</span><span>bot</span></p>"##,
+        words = escape(&score_words(score, s.side)),
+    );
     if !pv.is_empty() {
         out.push_str(r#"<p>principal variation:</p><ol class="pv" id="pv">"#);
         for (i, m) in pv.iter().enumerate() {
@@ -360,6 +380,18 @@ fn search_html(out: &mut String, search: Option<&SearchView>) {
         }
         out.push_str("</ol>");
     }
+    let line = info_line(info);
+    let _ = write!(
+        out,
+        r#"<p class="info-line" id="info-line" data-written="{}" data-line="{l}">{}: <code>{l}</code></p>"#,
+        s.written,
+        if s.written {
+            "the client's last info line"
+        } else {
+            "the info line (not written: set info is off, or final while searching)"
+        },
+        l = escape(&line),
+    );
     if let Some(best) = &s.best {
         let _ = write!(
             out,
@@ -545,28 +577,35 @@ pub fn status_json(snap: &Snapshot, version: u64) -> String {
     match &snap.search {
         None => out.push_str(r#""search":null,"#),
         Some(s) => {
-            let pv: Vec<String> = s.pv.iter().map(|p| json_str(&path_text(p))).collect();
-            let (score, bar) = match s.score {
-                Some(score) => (
-                    json_str(&score.to_string()),
-                    format!("{:.3}", score_bar(score)),
-                ),
-                None => ("null".into(), "null".into()),
-            };
             let _ = write!(
                 out,
-                concat!(
-                    r#""search":{{"position":{},"side":{},"depth":{},"score":{},"score_bar":{},"#,
-                    r#""nodes":{},"time_ms":{},"pv":[{}],"best":{},"done":{},"book":{}}},"#
-                ),
+                r#""search":{{"position":{},"side":{},"#,
                 json_str(&s.root),
                 json_str(&s.side.to_string()),
-                s.depth,
-                score,
-                bar,
-                s.nodes,
-                s.time_ms,
-                pv.join(","),
+            );
+            match &s.info {
+                None => out.push_str(
+                    r#""depth":0,"score":null,"score_bar":null,"nodes":null,"time_ms":null,"pv":[],"info":null,"#,
+                ),
+                Some(info) => {
+                    let pv: Vec<String> = info.pv.iter().map(|p| json_str(&path_text(p))).collect();
+                    let _ = write!(
+                        out,
+                        r#""depth":{},"score":{},"score_bar":{:.3},"nodes":{},"time_ms":{},"pv":[{}],"info":{},"#,
+                        info.depth,
+                        json_str(&info.score.to_string()),
+                        score_bar(info.score),
+                        json_opt_num(info.nodes),
+                        json_opt_num(info.time_ms),
+                        pv.join(","),
+                        json_str(&info_line(info)),
+                    );
+                }
+            }
+            let _ = write!(
+                out,
+                r#""written":{},"best":{},"done":{},"book":{}}},"#,
+                s.written,
                 json_opt_str(s.best.as_ref().map(|m| m.described()).as_deref()),
                 s.done,
                 s.book,
@@ -664,6 +703,38 @@ mod tests {
             ..Snapshot::default()
         };
         assert_eq!(game_record(&small), None);
+    }
+
+    #[test]
+    fn the_search_shows_the_figures_of_its_info_line() {
+        let mut snap = mid_game();
+        let mut view = SearchView::started(snap.start.as_ref().expect("a game"));
+        let info = SearchInfo {
+            depth: 9,
+            score: ScoreText::Cp(12),
+            nodes: Some(39_085),
+            time_ms: Some(8),
+            nps: Some(4_362_544),
+            pv: vec![vec![Coord::new(5, 2), Coord::new(4, 3)]],
+            egdb: 0,
+            book: false,
+        };
+        view.show(&info, true);
+        snap.search = Some(view);
+        let line = "info depth 9 score cp 12 nodes 39085 time 8 nps 4362544 pv F2-E3";
+        assert_eq!(info_line(&info), line);
+        let html = live_html(&snap);
+        assert!(html.contains("depth 9, 39085 nodes in 8 ms"), "{html}");
+        assert!(html.contains(&format!(r#"data-line="{line}""#)), "{html}");
+        let json = status_json(&snap, 1);
+        assert!(
+            json.contains(r#""depth":9,"score":"cp 12","score_bar":0.074,"nodes":39085,"time_ms":8,"pv":["F2 E3"]"#),
+            "{json}"
+        );
+        assert!(
+            json.contains(&format!(r#""info":"{line}","written":true"#)),
+            "{json}"
+        );
     }
 
     #[test]
