@@ -229,20 +229,21 @@ fn serve_connection(mut stream: TcpStream, feed: &Feed) -> io::Result<()> {
         return linger(stream);
     }
     let (version, snap) = feed.latest();
+    let now = Instant::now();
     match request.path.as_str() {
         "/" | "/index.html" => respond(
             &mut stream,
             "200 OK",
             "text/html; charset=utf-8",
             PAGE_POLICY,
-            page::page(&snap, version).as_bytes(),
+            page::page(&snap, version, now).as_bytes(),
         )?,
         "/status.json" => respond(
             &mut stream,
             "200 OK",
             "application/json",
             "",
-            page::status_json(&snap, version).as_bytes(),
+            page::status_json(&snap, version, now).as_bytes(),
         )?,
         "/game.pdn" => match page::game_record(&snap) {
             Some(pdn) => respond(
@@ -282,9 +283,10 @@ fn linger(mut stream: TcpStream) -> io::Result<()> {
     Ok(())
 }
 
-/// One server-sent event: the live part of the page, one `data:` line per line of HTML.
-fn event(version: u64, snap: &Snapshot) -> String {
-    let html = page::live_html(snap);
+/// One server-sent event: the live part of the page as it is at `now`, one `data:` line per
+/// line of HTML.
+fn event(version: u64, snap: &Snapshot, now: Instant) -> String {
+    let html = page::live_html(snap, now);
     let mut out = String::with_capacity(html.len() + 64 * (html.lines().count() + 1));
     out.push_str("event: update\nid: ");
     out.push_str(&version.to_string());
@@ -312,7 +314,7 @@ fn stream_events(
           X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n",
     )?;
     loop {
-        stream.write_all(event(version, &snap).as_bytes())?;
+        stream.write_all(event(version, &snap, Instant::now()).as_bytes())?;
         stream.flush()?;
         let sent = Instant::now();
         loop {
@@ -457,7 +459,7 @@ mod tests {
 
     #[test]
     fn an_event_carries_every_line_as_data() {
-        let text = event(5, &Snapshot::default());
+        let text = event(5, &Snapshot::default(), Instant::now());
         assert!(text.starts_with("event: update\nid: 5\ndata: "));
         assert!(text.ends_with("\n\n"));
         assert!(text
