@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 # Exit status of a script when the browser is missing (the Rust test skips outside CI on it).
 MISSING = 3
@@ -215,6 +215,6 @@ def get(url: str) -> tuple[int, str]:
         return e.code, e.read().decode()
 
 
-def missing(what: str) -> None:
+def missing(what: str) -> NoReturn:
     print(f"skipped: {what}", file=sys.stderr)
     sys.exit(MISSING)
