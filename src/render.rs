@@ -288,6 +288,19 @@ pub fn board_svg(grid: &Grid, pic: &Picture) -> String {
     document(w, h, &title, &body)
 }
 
+/// One piece on a dark square, as the boards draw it: for a legend of the pieces.
+pub fn piece_svg(p: Piece) -> String {
+    let mut body =
+        format!(r#"<rect x="0" y="0" width="{SQUARE}" height="{SQUARE}" fill="{DARK}"/>"#);
+    piece(&mut body, SQUARE / 2, SQUARE / 2, Coord::new(0, 0), p);
+    // No `data-square`: a legend's piece stands on no square of a board.
+    let body = body.replace(r#" data-square="A0""#, "");
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" class="legend-piece" width="{SQUARE}" height="{SQUARE}" viewBox="0 0 {SQUARE} {SQUARE}" role="img" aria-label="{}">{body}</svg>"#,
+        p.to_char()
+    )
+}
+
 /// Two boards of the same size side by side, `expected` left and `seen` right, with the squares
 /// where they differ highlighted on both (besides the highlights each picture asks for).
 pub fn compare_svg(expected: &Grid, seen: &Grid, left: &Picture, right: &Picture) -> String {

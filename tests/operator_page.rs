@@ -1,11 +1,13 @@
-//! `serve --http`: the operator page (issue 41). Its address is refused clearly when it cannot
-//! be had; whatever web clients do (leave an event stream, send garbage, oversized heads, too
-//! many connections), the daemon keeps answering boards; `/status.json` says what `status` says;
-//! the page works over `--listen` and `--serial` too; and a real browser (headless Chromium through chromedriver,
-//! `tests/operator/page_check.py`) sees the boards, the marked squares and a new board without a
-//! reload. The browser test is ignored (listed as such, with what to install) where Python,
-//! Chromium or chromedriver is missing, except in CI (`CI` set), which installs them: see
-//! `build.rs`.
+//! `serve --http`: the operator page (issues 41, 52 and 53). Its address is refused clearly when
+//! it cannot be had; whatever web clients do (leave an event stream, send garbage, oversized
+//! heads, hold event streams at their cap, connect and send nothing), the daemon keeps answering
+//! boards and `/status.json` is served; HEAD is answered on every route; `/status.json` says what
+//! `status` says, and its search figures are the client's last `info` line; the page names the
+//! link and the camera board's age; it works over `--listen` and `--serial` too; and a real
+//! browser (headless Chromium through chromedriver, `tests/operator/page_check.py`) sees every
+//! state of the page as its committed screenshot in `docs/images/` shows it. The browser test is
+//! ignored (listed as such, with what to install) where Python, Chromium or chromedriver is
+//! missing, except in CI (`CI` set), which installs them: see `build.rs`.
 
 mod common;
 
@@ -266,44 +268,299 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
     assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
     let answer = http(page, b"POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello");
     assert!(answer.starts_with("HTTP/1.1 405 "), "{answer}");
-    assert!(answer.contains("\r\nAllow: GET\r\n"), "{answer}");
+    assert!(answer.contains("\r\nAllow: GET, HEAD\r\n"), "{answer}");
     assert!(get(page, "/nothing/here").starts_with("HTTP/1.1 404 "));
     assert!(get(page, "/../etc/passwd").starts_with("HTTP/1.1 404 "));
     d.plays_a_move();
 
-    // Connections beyond the cap are refused (503) while the daemon goes on playing; once they
-    // close, the page answers again. (The event streams left above may still hold a slot each
-    // until their next write fails: at least the 4 over the cap are refused.)
-    let cap = checkersbot::operator::http::MAX_CONNECTIONS;
-    let mut crowd: Vec<TcpStream> = (0..cap + 4)
-        .map(|_| TcpStream::connect(page).expect("connect"))
-        .collect();
-    d.plays_a_move();
-    std::thread::sleep(Duration::from_millis(500));
-    let mut refused = 0;
-    for c in &mut crowd {
-        c.set_nonblocking(true).expect("non-blocking");
-        let mut head = [0u8; 32];
-        if c.read(&mut head)
-            .is_ok_and(|n| head[..n].starts_with(b"HTTP/1.1 503 "))
-        {
-            refused += 1;
-        }
-    }
-    assert!(refused >= 4, "{refused} of {} refused", cap + 4);
-    drop(crowd);
-    let end = Instant::now() + WAIT;
-    loop {
-        let answer = get(page, "/status.json");
-        if answer.starts_with("HTTP/1.1 200 ") {
-            assert_eq!(json_field(body(&answer), "state").as_deref(), Some("arm"));
-            break;
-        }
-        assert!(Instant::now() < end, "the page never came back: {answer}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
     d.plays_a_move();
     assert_eq!(d.ask("ping x"), "pong x");
+}
+
+/// Opens an event stream and reads it up to its first event.
+fn open_stream(page: SocketAddr) -> TcpStream {
+    let mut sse = TcpStream::connect(page).expect("connect");
+    sse.set_read_timeout(Some(WAIT)).expect("timeout");
+    sse.write_all(b"GET /events HTTP/1.1\r\nAccept: text/event-stream\r\n\r\n")
+        .expect("ask for events");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains("\ndata: ") {
+        let n = sse.read(&mut buf).expect("read the stream");
+        assert!(n > 0, "the stream ended: {}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(got.starts_with(b"HTTP/1.1 200 OK\r\n"));
+    sse
+}
+
+/// `n` reads of `/status.json`, each of which must be served (issue 52: with the event streams
+/// at their cap it was served 1 time in 60, behind 50 slow clients 5 in 60).
+fn status_json_served(page: SocketAddr, n: usize, what: &str) {
+    for i in 0..n {
+        let answer = get(page, "/status.json");
+        assert!(
+            answer.starts_with("HTTP/1.1 200 "),
+            "{what}: read {i} of {n} not served: {answer}"
+        );
+        assert_eq!(
+            json_field(body(&answer), "state").as_deref(),
+            Some("arm"),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn status_json_is_served_while_the_event_streams_are_at_their_cap() {
+    let mut d = Served::start(&["--movetime", "50"]);
+    d.plays_a_move();
+    let cap = checkersbot::operator::http::MAX_STREAMS;
+    let streams: Vec<TcpStream> = (0..cap).map(|_| open_stream(d.page)).collect();
+    // One stream more is refused, and says why.
+    let answer = get(d.page, "/events");
+    assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
+    assert!(answer.contains("\r\nRetry-After: 5\r\n"), "{answer}");
+    status_json_served(d.page, 60, "16 event streams open");
+    let page = get(d.page, "/");
+    assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
+    // Once closed, the streams' places come back: their threads learn it at their next write,
+    // which the next move's snapshots bring.
+    drop(streams);
+    d.plays_a_move();
+    let end = Instant::now() + WAIT;
+    while !open_stream_or_refused(d.page) {
+        assert!(
+            Instant::now() < end,
+            "the closed streams' places never came back"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(d.ask("ping x"), "pong x");
+}
+
+/// Opens an event stream if a place is free (`true`), or is refused (`false`).
+fn open_stream_or_refused(page: SocketAddr) -> bool {
+    let mut s = TcpStream::connect(page).expect("connect");
+    s.set_read_timeout(Some(WAIT)).expect("timeout");
+    s.write_all(b"GET /events HTTP/1.1\r\n\r\n").expect("ask");
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).expect("an answer");
+    &head == b"HTTP/1.1 200"
+}
+
+#[test]
+fn status_json_is_served_behind_slow_clients() {
+    let mut d = Served::start(&["--movetime", "50"]);
+    d.plays_a_move();
+    let page = d.page;
+    // 20 clients that connect and send nothing, 20 that send a request a byte at a time and
+    // never finish it, 10 that ask for the events or the page and never read.
+    let silent: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(page).expect("connect"))
+        .collect();
+    let trickling: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(page).expect("connect"))
+        .collect();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let trickler = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut trickling = trickling;
+            let text =
+                b"GET /status.json HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+            for byte in text.iter().cycle() {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                for t in &mut trickling {
+                    t.write_all(&[*byte]).ok();
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        })
+    };
+    let not_reading: Vec<TcpStream> = (0..10)
+        .map(|i| {
+            let mut s = TcpStream::connect(page).expect("connect");
+            let path = if i % 2 == 0 { "/events" } else { "/" };
+            s.write_all(format!("GET {path} HTTP/1.1\r\n\r\n").as_bytes())
+                .expect("ask");
+            s
+        })
+        .collect();
+    status_json_served(page, 60, "behind 50 slow clients");
+
+    // More clients that send nothing than may wait at once: those over the cap are refused,
+    // and once the waiting ones have waited their grace, each new request takes the place of the
+    // one that has waited longest.
+    let crowd: Vec<TcpStream> = (0..100)
+        .map(|_| TcpStream::connect(page).expect("connect"))
+        .collect();
+    // The last of them has been taken in (and refused, or closed): all before it were too.
+    let mut last = crowd.last().expect("a crowd").try_clone().expect("clone");
+    last.set_read_timeout(Some(WAIT)).expect("timeout");
+    let mut answer = Vec::new();
+    let refused = last.read_to_end(&mut answer).is_err()
+        || answer.is_empty()
+        || answer.starts_with(b"HTTP/1.1 503 ");
+    assert!(refused, "{}", String::from_utf8_lossy(&answer));
+    std::thread::sleep(checkersbot::operator::http::HEAD_GRACE + Duration::from_millis(500));
+    status_json_served(page, 60, "behind 140 clients sending nothing");
+    d.plays_a_move();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    trickler.join().expect("the trickling thread");
+    drop((silent, not_reading, crowd));
+    assert_eq!(d.ask("ping y"), "pong y");
+}
+
+#[test]
+fn head_is_answered_on_every_get_route_without_a_body() {
+    let mut d = Served::start(&["--movetime", "50"]);
+    d.plays_a_move();
+    for path in ["/", "/status.json", "/game.pdn", "/events", "/nothing"] {
+        let answer = http(
+            d.page,
+            format!("HEAD {path} HTTP/1.1\r\nHost: robot\r\n\r\n").as_bytes(),
+        );
+        let (head, rest) = answer.split_once("\r\n\r\n").expect("a head");
+        assert_eq!(rest, "", "HEAD {path} sent a body");
+        let status = if path == "/nothing" { "404" } else { "200" };
+        assert!(
+            head.starts_with(&format!("HTTP/1.1 {status} ")),
+            "HEAD {path}: {head}"
+        );
+        if path == "/events" {
+            assert!(head.contains("Content-Type: text/event-stream"), "{head}");
+            continue;
+        }
+        // The length of the body a GET gets (the PDN's does not change between the two).
+        assert!(head.contains("\r\nContent-Length: "), "HEAD {path}: {head}");
+        if path == "/game.pdn" {
+            let got = get(d.page, path);
+            assert_eq!(
+                head.lines().find(|l| l.starts_with("Content-Length: ")),
+                got.lines().find(|l| l.starts_with("Content-Length: ")),
+                "{head}"
+            );
+        }
+    }
+    let answer = http(d.page, b"PUT / HTTP/1.1\r\n\r\n");
+    assert!(answer.starts_with("HTTP/1.1 405 "), "{answer}");
+    assert!(answer.contains("\r\nAllow: GET, HEAD\r\n"), "{answer}");
+}
+
+#[test]
+fn the_pages_search_figures_are_those_of_the_clients_last_info_line() {
+    let mut d = Served::start(&["--movetime", "300"]);
+    // Each mode twice: with `iterations` the result's own figures (the unfinished iteration's
+    // nodes and time) differed from the last line almost every time.
+    for mode in ["iterations", "iterations", "final", "final", "off"] {
+        assert_eq!(d.ask(&format!("set info {mode}")), "ok");
+        assert_eq!(d.ask("newgame"), "ok");
+        d.send(&format!("board {START} b"));
+        let mut infos = Vec::new();
+        let reply = loop {
+            let line = d.lines.recv_timeout(WAIT).expect("a line in time");
+            match line.strip_prefix("info depth ") {
+                Some(_) => infos.push(line),
+                None if line.starts_with("info ") => {}
+                None => break line,
+            }
+        };
+        assert!(reply.starts_with("move "), "{reply}");
+        let json = get(d.page, "/status.json");
+        let json = body(&json);
+        let field = |k: &str| json_field(json, k);
+        let what = format!("set info {mode}: {infos:?}\n{json}");
+        let shown = field("info").expect("the figures' line");
+        match infos.last() {
+            Some(last) => {
+                assert_eq!(&shown, last, "{what}");
+                assert_eq!(field("written").as_deref(), Some("true"), "{what}");
+            }
+            None => {
+                assert_eq!(mode, "off", "{what}");
+                assert_eq!(field("written").as_deref(), Some("false"), "{what}");
+            }
+        }
+        // The figures one by one are the line's.
+        let word = |key: &str| {
+            let mut words = shown.split(' ');
+            words.find(|w| *w == key)?;
+            words.next().map(str::to_string)
+        };
+        assert_eq!(field("depth"), word("depth"), "{what}");
+        assert_eq!(field("nodes"), word("nodes"), "{what}");
+        assert_eq!(field("time_ms"), word("time"), "{what}");
+        let score = shown
+            .split(" score ")
+            .nth(1)
+            .map(|r| r.split(' ').take(2).collect::<Vec<_>>().join(" "));
+        assert_eq!(field("score"), score, "{what}");
+        // And the page shows that line.
+        let html = get(d.page, "/");
+        let html_line = shown.replace('"', "&quot;");
+        assert!(
+            html.contains(&format!(r#"data-line="{html_line}""#)),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn the_page_names_the_link_and_the_age_of_the_cameras_board() {
+    let d = Served::start(&["--listen", "127.0.0.1:0", "--movetime", "50"]);
+    let listen = d.listen.expect("listen address");
+    let json = get(d.page, "/status.json");
+    let field = |json: &str, k: &str| json_field(body(json), k);
+    assert_eq!(
+        field(&json, "page_state").as_deref(),
+        Some("no-client"),
+        "{json}"
+    );
+    assert_eq!(field(&json, "kind").as_deref(), Some("tcp"), "{json}");
+    assert_eq!(field(&json, "listen"), Some(listen.to_string()), "{json}");
+    assert_eq!(field(&json, "connection"), None, "{json}");
+    let mut client = TcpStream::connect(listen).expect("connect");
+    let lines = line_channel(client.try_clone().expect("clone"));
+    let mut ask = |line: &str| {
+        client
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("send");
+        common::next_final(&lines)
+    };
+    assert_eq!(ask("newgame"), "ok");
+    let json = get(d.page, "/status.json");
+    assert!(field(&json, "connection").is_some(), "{json}");
+    assert_eq!(
+        field(&json, "page_state").as_deref(),
+        Some("set-up"),
+        "{json}"
+    );
+    assert_eq!(field(&json, "seen_age_ms"), None, "{json}");
+    assert_eq!(ask(&format!("board {START} p")), "unchanged");
+    std::thread::sleep(Duration::from_millis(1_200));
+    let json = get(d.page, "/status.json");
+    assert_eq!(
+        field(&json, "page_state").as_deref(),
+        Some("person-to-move"),
+        "{json}"
+    );
+    let age: u64 = field(&json, "seen_age_ms")
+        .and_then(|a| a.parse().ok())
+        .expect("the board's age");
+    assert!((1_200..WAIT.as_millis() as u64).contains(&age), "{json}");
+    let line_age: u64 = field(&json, "last_line_age_ms")
+        .and_then(|a| a.parse().ok())
+        .expect("the last line's age");
+    assert!(line_age >= 1_200, "{json}");
+    let page = get(d.page, "/");
+    assert!(page.contains(r#"data-link="tcp""#), "{page}");
+    assert!(
+        page.contains(r#"<span class="age" data-age-ms=""#),
+        "{page}"
+    );
 }
 
 #[test]
@@ -437,6 +694,10 @@ fn the_page_follows_a_game_played_over_a_serial_link() {
     let reply = ask(&format!("board {START} b"));
     assert!(reply.starts_with("move "), "{reply}");
     page_shows_the_move(d.page, &reply);
+    // The link is named; the daemon hears of a serial device's lines, not of its opening.
+    let json = get(d.page, "/status.json");
+    assert_eq!(json_field(body(&json), "kind").as_deref(), Some("serial"));
+    assert_eq!(json_field(body(&json), "path"), Some(path.clone()));
 }
 
 #[test]
@@ -444,25 +705,19 @@ fn the_page_follows_a_game_played_over_a_serial_link() {
     not(has_chromium),
     ignore = "needs chromium and chromedriver: apt-get install chromium chromium-driver, then touch build.rs"
 )]
-fn headless_chromium_sees_the_boards_and_a_new_board_without_a_reload() {
+fn headless_chromium_sees_every_page_state_as_its_committed_screenshot() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/operator/page_check.py");
-    let session = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sessions/misreads.in");
+    let images = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/images");
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("operator-page");
+    // CHECKERSBOT_BLESS=1 writes the screenshots and their summaries to docs/images instead of
+    // comparing.
     let bless = std::env::var_os("CHECKERSBOT_BLESS").is_some();
-    let shot = if bless {
-        std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/docs/images/operator-page.png"
-        ))
-    } else {
-        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("operator-page.png")
-    };
-    let run = Command::new("python3")
-        .arg(script)
-        .arg(BIN)
-        .arg(session)
-        .arg(&shot)
-        .output();
-    let run = run.expect("python3 runs");
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg(BIN).arg(images).arg(&out);
+    if bless {
+        cmd.arg("--bless");
+    }
+    let run = cmd.output().expect("python3 runs");
     assert_ne!(
         run.status.code(),
         Some(3),
@@ -476,6 +731,4 @@ fn headless_chromium_sees_the_boards_and_a_new_board_without_a_reload() {
     );
     assert!(said.contains("operator page checked"), "{said}");
     assert!(!said.contains("FAILED"), "{said}");
-    let png = std::fs::read(&shot).expect("the screenshot");
-    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }

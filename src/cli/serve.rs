@@ -7,7 +7,7 @@ use checkersbot::camera::tracking::AutoNewGame;
 use checkersbot::daemon::network::{self, TcpSink};
 use checkersbot::daemon::outbox::FlowControl;
 use checkersbot::daemon::protocol::{parse_size, SetOption};
-use checkersbot::daemon::snapshot::Feed;
+use checkersbot::daemon::snapshot::{Feed, LinkKind};
 use checkersbot::daemon::transport::{self, SerialConfig, SerialSink, WriterSink};
 use checkersbot::daemon::{Daemon, Event, Settings};
 use checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB;
@@ -242,8 +242,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => None,
     };
     let feed = page.as_ref().map(|(_, feed)| feed.clone());
-    let with_page = move |daemon: Daemon| match &feed {
-        Some(feed) => daemon.with_feed(feed.clone()),
+    let with_page = move |daemon: Daemon, link: LinkKind| match &feed {
+        Some(feed) => daemon.with_feed(feed.clone()).with_link(link),
         None => daemon,
     };
     let serve_page = move || -> Result<()> {
@@ -288,7 +288,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let sink = TcpSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
                 .map_err(|e| anyhow!("--{e}"))?;
-            let daemon = with_page(daemon);
+            let daemon = with_page(
+                daemon,
+                LinkKind::Tcp {
+                    listen: bound.to_string(),
+                },
+            );
             serve_page()?;
             let options = network::TcpOptions {
                 timeout: Duration::from_secs(args.tcp_timeout),
@@ -309,7 +314,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 tx.clone(),
             )
             .map_err(|e| anyhow!("--{e}"))?;
-            let daemon = with_page(daemon);
+            let daemon = with_page(daemon, LinkKind::Stdin);
             serve_page()?;
             spawn_reader(tx, daemon.flow_control(), |deliver| {
                 transport::pump_stdin(deliver)
@@ -324,7 +329,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             let sink = SerialSink::default();
             let daemon = Daemon::new(settings, Box::new(sink.clone()), tx.clone())
                 .map_err(|e| anyhow!("--{e}"))?;
-            let daemon = with_page(daemon);
+            let daemon = with_page(daemon, LinkKind::Serial { path: path.clone() });
             serve_page()?;
             spawn_reader(tx, daemon.flow_control(), move |deliver| {
                 transport::pump_serial(&cfg, &sink, deliver)

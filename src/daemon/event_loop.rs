@@ -28,10 +28,10 @@ use super::event::Event;
 use super::outbox::{FlowControl, Outbox};
 use super::protocol::{Command, ErrorCode, InfoLine, InfoMode, ProtocolError, Reply, SearchInfo};
 use super::settings::Settings;
-use super::snapshot::{Feed, SearchView, Snapshot};
+use super::snapshot::{Feed, LinkKind, LinkView, SearchView, Snapshot};
 use super::status::{self, Observed};
 use super::transport::{FrameError, Input, LineSink};
-use crate::camera::tracking::Tracker;
+use crate::camera::tracking::{AutoNewGame, Tracker};
 use crate::engine::tt::TableError;
 use crate::engine::{Engine, EngineConfig};
 use crate::rng::Rng;
@@ -73,6 +73,10 @@ pub(super) struct Pending {
     /// A `quit` to answer with `bye` after the reply, with its connection.
     pub(super) quit: Option<Option<u64>>,
 }
+
+/// How often a line that changes nothing else publishes a snapshot (so that the page can say
+/// when the last line came).
+const LINE_NEWS: Duration = Duration::from_secs(1);
 
 /// Replies that may wait for a job (`stop`, `ping TOKEN`); more requests of these kinds get
 /// `error busy`, so that a flood of them cannot grow the daemon.
@@ -127,6 +131,10 @@ pub struct Daemon {
     pub(super) search_view: Option<SearchView>,
     /// The last final reply to a `board`, for the operator page.
     pub(super) board_reply: Option<String>,
+    /// The link as the daemon sees it, for the operator page.
+    pub(super) link: LinkView,
+    /// When the operator page's snapshot was last published.
+    pub(super) published: Instant,
 }
 
 impl std::fmt::Debug for Daemon {
@@ -244,6 +252,8 @@ impl Daemon {
             held: Vec::new(),
             search_view: None,
             board_reply: None,
+            link: LinkView::default(),
+            published: Instant::now(),
         })
     }
 
@@ -256,6 +266,13 @@ impl Daemon {
     /// operator page shows (`serve --http`). Building one is the daemon's only work for the page.
     pub fn with_feed(mut self, feed: Feed) -> Daemon {
         self.feed = Some(feed);
+        self.publish();
+        self
+    }
+
+    /// Names the link for the operator page (the default is standard input).
+    pub fn with_link(mut self, kind: LinkKind) -> Daemon {
+        self.link.kind = kind;
         self.publish();
         self
     }
@@ -301,6 +318,11 @@ impl Daemon {
         self.to = self.session;
         self.dispatch(event);
         let after = usize::from(self.pending.is_some());
+        // A line that changes nothing else still tells the page the link is alive; once a second
+        // is enough for that (a flood of `ping`s does not publish a snapshot each).
+        if input == 1 && self.published.elapsed() >= LINE_NEWS {
+            self.dirty = true;
+        }
         if std::mem::take(&mut self.dirty) {
             self.publish();
         }
@@ -316,10 +338,11 @@ impl Daemon {
     }
 
     /// Publishes what the operator page shows, if a page is served.
-    pub(super) fn publish(&self) {
+    pub(super) fn publish(&mut self) {
         let Some(feed) = &self.feed else {
             return;
         };
+        self.published = Instant::now();
         let game = self.tracker.game();
         feed.publish(Snapshot {
             status: status::report(
@@ -335,6 +358,9 @@ impl Daemon {
             moves: game.map(|g| g.moves().to_vec()).unwrap_or_default(),
             movetime_ms: self.settings.movetime.map(|t| t.as_millis() as u64),
             depth_limit: self.settings.depth,
+            seen_at: self.observed.at,
+            link: self.link.clone(),
+            new_game_from_board: self.settings.auto_newgame != AutoNewGame::Off,
         });
     }
 
@@ -343,10 +369,14 @@ impl Daemon {
             Event::Input(Input::Connected(session)) => {
                 tracing::debug!("connection {session}");
                 self.session = Some(session);
+                self.link.connection = Some(session);
+                self.link.connected_at = Some(Instant::now());
+                self.dirty = true;
                 self.ack_if_idle();
             }
             Event::Input(Input::Line(line)) => {
                 self.received = Instant::now();
+                self.link.last_line_at = Some(self.received);
                 if self.settings.transcript {
                     // A transcript shows the input as it came (it is no protocol reply).
                     self.raw(format!("> {line}"), true);
@@ -360,6 +390,7 @@ impl Daemon {
                 self.ack_if_idle();
             }
             Event::Input(Input::Bad(e)) => {
+                self.link.last_line_at = Some(Instant::now());
                 let code = match e {
                     FrameError::TooLong { .. } => ErrorCode::LineTooLong,
                     FrameError::NotUtf8 { .. } => ErrorCode::NotUtf8,
@@ -398,16 +429,16 @@ impl Daemon {
                 self.begin_exit();
             }
             Event::Progress(info) => {
-                if let Some(p) = &self.pending {
-                    if p.work == Work::Move {
-                        if let Some(view) = &mut self.search_view {
-                            view.update(&info);
-                            self.dirty = true;
-                        }
+                if let Some(p) = self.pending.as_ref().filter(|p| p.work == Work::Move) {
+                    // The page shows the figures of this very line (see `SearchView`).
+                    let line = SearchInfo::of(&info, self.settings.timing);
+                    let written = self.settings.info == InfoMode::Iterations;
+                    if let Some(view) = &mut self.search_view {
+                        view.show(&line, written);
+                        self.dirty = true;
                     }
-                    if self.settings.info == InfoMode::Iterations && p.work == Work::Move {
+                    if written {
                         self.to = p.session;
-                        let line = SearchInfo::of(&info, self.settings.timing);
                         self.send(&Reply::Info(InfoLine::Search(line)));
                     }
                 }

@@ -27,6 +27,7 @@ impl Daemon {
         // A search started: the board fit the game.
         let reply = self.pending.is_none().then_some(self.last_final.as_deref());
         self.observed.note(rows, &self.settings, reply.flatten());
+        self.observed.at = Some(self.received);
         if self.pending.is_none() && self.feed.is_some() {
             self.board_reply = self.last_final.clone();
         }

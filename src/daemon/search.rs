@@ -71,9 +71,25 @@ impl Daemon {
             return;
         };
         self.to = pending.session;
-        if self.settings.info == InfoMode::Final && (result.info.depth > 0 || result.info.book) {
-            let line = SearchInfo::of(&result.info, self.settings.timing);
-            self.send(&Reply::Info(InfoLine::Search(line)));
+        // The page shows the figures of the client's last `info` line (see `SearchView`): with
+        // `iterations` that is the last iteration's, so the result's own figures (which count
+        // the unfinished iteration's nodes and time) are shown only where they are written, or
+        // with `info off`, where nothing is.
+        let line = SearchInfo::of(&result.info, self.settings.timing);
+        let final_line = result.info.depth > 0 || result.info.book;
+        match self.settings.info {
+            InfoMode::Final if final_line => {
+                if let Some(view) = &mut self.search_view {
+                    view.show(&line, true);
+                }
+                self.send(&Reply::Info(InfoLine::Search(line)));
+            }
+            InfoMode::Off if final_line => {
+                if let Some(view) = &mut self.search_view {
+                    view.show(&line, false);
+                }
+            }
+            _ => {}
         }
         tracing::info!(
             "search: depth {} score {} nodes {} time {} ms, stop {}",
@@ -84,7 +100,7 @@ impl Daemon {
             result.reason.word()
         );
         if let Some(view) = &mut self.search_view {
-            view.update(&result.info);
+            view.book |= result.info.book;
             view.best.clone_from(&result.best);
             view.done = true;
         }

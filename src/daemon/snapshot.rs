@@ -1,13 +1,15 @@
 //! What the operator page shows, as one immutable value the daemon publishes and web threads read.
 //!
 //! The daemon thread (the one owner of the game) builds a [`Snapshot`] after each event that may
-//! change what the page shows (a board, a search iteration, the search's result, a setting) and
-//! hands it to a [`Feed`]: the snapshot is put behind an `Arc` and swapped in under a mutex held
+//! change what the page shows (a board, a search iteration, the search's result, a setting, a new
+//! TCP connection, and any line at most once a second, so that the page can tell how long ago the
+//! last line came) and hands it to a [`Feed`]: the snapshot is put behind an `Arc` and swapped in under a mutex held
 //! only for the swap, a version counter goes up and a condition variable wakes the waiting
 //! readers. Readers (the operator page's web threads) clone the `Arc` and do all their work (HTML, JSON,
 //! PDN) on their own threads, so that nothing a web client does reaches the daemon or the engine:
 //! the engine thread does not know the feed exists; its progress reaches the daemon as events,
-//! at the end of each iteration, as before.
+//! at the end of each iteration, as before. Times are kept as instants (when the camera's board
+//! came, when the last line came): the page works out their ages when it is shown.
 //!
 //! ```
 //! use checkersbot::daemon::snapshot::{Feed, Snapshot};
@@ -21,32 +23,31 @@
 //! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
 //! ```
 
-use super::protocol::ScoreText;
-use super::protocol::{GameState, StatusReport};
-use crate::engine::Info;
+use super::protocol::{GameState, SearchInfo, StatusReport};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Coord;
 use crate::rules::position::Side;
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The bot's last (or running) search, as the page shows it.
+///
+/// Its figures are those of an `info` line: the daemon hands the view the very [`SearchInfo`] it
+/// writes to the client, so the page and the client's last `info` line cannot differ. With `set
+/// info iterations` that is the last iteration's line (the search's final count of nodes and time
+/// is never written, so it is not shown either); with `set info final` the final line; with `set
+/// info off` the line that would have been written at each iteration and at the end.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchView {
     /// The position searched, as board rows.
     pub root: String,
     /// The side to move in it (the bot).
     pub side: Side,
-    /// Depth of the last completed iteration (0 before the first).
-    pub depth: u32,
-    /// Score of the best move from the searching side's view (`None` before the first iteration).
-    pub score: Option<ScoreText>,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Milliseconds since the search began.
-    pub time_ms: u64,
-    /// Principal variation: each move's path.
-    pub pv: Vec<Vec<Coord>>,
+    /// The figures of the last `info` line (`None` before the first).
+    pub info: Option<SearchInfo>,
+    /// The figures were written to the client as an `info` line (`false` with `set info off`,
+    /// or with `final` while the search runs).
+    pub written: bool,
     /// The move answered (once done).
     pub best: Option<MoveInfo>,
     /// The search has ended (its move was answered).
@@ -61,26 +62,61 @@ impl SearchView {
         SearchView {
             root: root.to_line(),
             side: root.side(),
-            depth: 0,
-            score: None,
-            nodes: 0,
-            time_ms: 0,
-            pv: Vec::new(),
+            info: None,
+            written: false,
             best: None,
             done: false,
             book: false,
         }
     }
 
-    /// Takes in the engine's report of a completed iteration (or of the result).
-    pub fn update(&mut self, info: &Info) {
-        self.depth = info.depth;
-        self.score = Some(ScoreText::of(info.score));
-        self.nodes = info.nodes;
-        self.time_ms = info.time.as_millis() as u64;
-        self.pv = info.pv.iter().map(|m| m.path.clone()).collect();
+    /// Takes in the figures of an `info` line; `written`: the line went to the client.
+    pub fn show(&mut self, info: &SearchInfo, written: bool) {
         self.book = info.book;
+        self.info = Some(info.clone());
+        self.written = written;
     }
+
+    /// Principal variation of the figures shown: each move's path.
+    pub fn pv(&self) -> &[Vec<Coord>] {
+        self.info.as_ref().map_or(&[], |i| i.pv.as_slice())
+    }
+}
+
+/// How the daemon reaches the vision system or the robot (`serve`'s link).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum LinkKind {
+    /// Standard input and output (a terminal, a pipe, a parent process).
+    #[default]
+    Stdin,
+    /// A serial device (`--serial PATH`).
+    Serial {
+        /// The device's path.
+        path: String,
+    },
+    /// TCP, one client at a time (`--listen ADDR:PORT`).
+    Tcp {
+        /// The address listened on.
+        listen: String,
+    },
+}
+
+/// The link as the daemon sees it: which one, the current TCP connection, and when a line last
+/// came. The daemon is told when a TCP client connects (and when another takes over), not when
+/// one leaves, and nothing of a serial device opening or closing; so the time since the last line
+/// is what shows whether the other side is alive (a vision client sends what it sees, again and
+/// again).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkView {
+    /// Which link.
+    pub kind: LinkKind,
+    /// The number of the current TCP connection (`None`: no client has connected yet, or not
+    /// TCP).
+    pub connection: Option<u64>,
+    /// When the current TCP connection was made.
+    pub connected_at: Option<Instant>,
+    /// When the last line (of any kind) came over the link.
+    pub last_line_at: Option<Instant>,
 }
 
 /// Everything the operator page and `/status.json` show, at one moment.
@@ -100,6 +136,13 @@ pub struct Snapshot {
     pub movetime_ms: Option<u64>,
     /// The depth limit (`None`: none).
     pub depth_limit: Option<u32>,
+    /// When the camera's last board (`status.seen`) came (`None`: no board in this game yet).
+    pub seen_at: Option<Instant>,
+    /// The link to the vision system or the robot.
+    pub link: LinkView,
+    /// The start position set up on the board after a game's end starts the next game (`set
+    /// autonewgame` is not `off`).
+    pub new_game_from_board: bool,
 }
 
 impl Default for Snapshot {
@@ -129,6 +172,9 @@ impl Default for Snapshot {
             moves: Vec::new(),
             movetime_ms: None,
             depth_limit: None,
+            seen_at: None,
+            link: LinkView::default(),
+            new_game_from_board: true,
         }
     }
 }

@@ -8,7 +8,7 @@ use super::protocol::{GameState, StatusReport};
 use super::settings::Settings;
 use crate::rules::game::Status;
 use crate::rules::position::Side;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the daemon keeps of the last board it was sent, for `status`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -17,6 +17,8 @@ pub struct Observed {
     pub seen: Option<String>,
     /// The `error` or `wait` reply it got, if it did not fit the game.
     pub diagnosis: Option<String>,
+    /// When it came (for the operator page: how old the camera's last board is).
+    pub at: Option<Instant>,
 }
 
 impl Observed {

@@ -1,6 +1,6 @@
 //! The operator page's web server (`serve --http ADDR:PORT`): read-only, on the standard library.
 //!
-//! Four GET routes, each answered from the latest [`Snapshot`] of a [`Feed`]:
+//! Four routes, answered to GET and HEAD from the latest [`Snapshot`] of a [`Feed`]:
 //!
 //! | path | answer |
 //! |---|---|
@@ -9,17 +9,34 @@
 //! | `/status.json` | the data of the page as JSON ([`crate::operator::page::status_json`]) |
 //! | `/game.pdn` | the game so far as PDN (8x8 games; 404 on other sizes) |
 //!
-//! Any other path is `404`; any method but GET is `405`; a request that is not HTTP is `400`; a
-//! request line and headers over [`MAX_HEAD`] bytes are `431`. Every answer closes its connection
-//! (`Connection: close`); a request body is never read.
+//! HEAD gets what GET would (status line and headers, `Content-Length` included) without the
+//! body, so that monitoring tools and `curl -I` can check the page. Any other path is `404`; any
+//! other method `405`; a request that is not HTTP is `400`; a request line and headers over
+//! [`MAX_HEAD`] bytes are `431`. Every answer closes its connection (`Connection: close`); a
+//! request body is never read.
 //!
-//! Why the standard library and no HTTP crate: four GET routes and one event stream need a request
+//! Why the standard library and no HTTP crate: four routes and one event stream need a request
 //! line, a few response headers and a thread per connection; a crate would add code to build and
-//! audit on the robot for features the page does not use. Limits keep a client from holding the
-//! daemon's resources: at most [`MAX_CONNECTIONS`] connections at a time (more are answered `503`
-//! and closed, and beyond twice as many closed at once), [`HEAD_DEADLINE`] to send the request, a [`WRITE_TIMEOUT`] on every write (a client
-//! that stops reading an event stream is dropped). Nothing from the network can make it panic;
-//! an error ends that connection's thread only.
+//! audit on the robot for features the page does not use. Nothing from the network can make it
+//! panic; an error ends that connection's thread only.
+//!
+//! **Limits.** A client must not hold the daemon's resources, and the open pages must not hold
+//! back the tools that read `/status.json`. So a connection is counted in one of three pools by
+//! what it does, each with a cap of its own:
+//!
+//! - **waiting** for its request (at most [`MAX_WAITING`]): a client has [`HEAD_DEADLINE`] to send
+//!   it. When the pool is full, the connection that has waited longest is closed to make room,
+//!   provided it has waited [`HEAD_GRACE`] (a real client sends its request at once); else the new
+//!   one is answered `503`. Clients that connect and send nothing therefore cannot lock the page
+//!   out, however many they are.
+//! - **event streams** (at most [`MAX_STREAMS`], an open page holds one): more are answered `503`.
+//! - **answers** (at most [`MAX_ANSWERS`] being written at a time): the page, `/status.json`,
+//!   `/game.pdn` and the error answers; more are answered `503`. An answer is written within
+//!   [`WRITE_TIMEOUT`] or dropped.
+//!
+//! The pools are separate, so `/status.json` is served while the event streams are at their cap
+//! and while slow clients crowd the waiting pool. A client that stops reading an event stream is
+//! dropped after [`WRITE_TIMEOUT`].
 //!
 //! The daemon never waits for the server: it publishes snapshots to the feed and goes on (see
 //! [`crate::daemon::snapshot`]). The page and the JSON are made on the connection's thread.
@@ -29,11 +46,25 @@ use crate::operator::page;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Connections served at a time; more are answered `503 Service Unavailable` and closed.
-pub const MAX_CONNECTIONS: usize = 16;
+/// Connections that may wait for their request at a time (see the module's limits).
+pub const MAX_WAITING: usize = 64;
+
+/// How long a connection may wait for its request before a new connection may take its place
+/// when [`MAX_WAITING`] wait.
+pub const HEAD_GRACE: Duration = Duration::from_secs(1);
+
+/// Event streams (open pages) served at a time; more are answered `503 Service Unavailable`.
+pub const MAX_STREAMS: usize = 16;
+
+/// Answers (the page, `/status.json`, `/game.pdn`, errors) written at a time; more are answered
+/// `503 Service Unavailable`.
+pub const MAX_ANSWERS: usize = 32;
+
+/// Refusals (`503`) written at a time; beyond this a connection is closed at once.
+const MAX_REFUSING: usize = 16;
 
 /// The most bytes of request line and headers read; a longer head is answered `431`.
 pub const MAX_HEAD: usize = 8 * 1024;
@@ -157,13 +188,22 @@ fn read_head(stream: &mut TcpStream) -> io::Result<Option<Result<Request, BadReq
     }
 }
 
-/// A whole answer: status line, headers, body; the connection closes after it.
+/// Whether the body goes with the head: GET, or HEAD (the same head, no body).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Body {
+    Send,
+    Omit,
+}
+
+/// A whole answer: status line, headers, body (not for HEAD: `Content-Length` is still the
+/// body's); the connection closes after it.
 fn respond(
     stream: &mut TcpStream,
     status: &str,
     content_type: &str,
     extra: &str,
     body: &[u8],
+    send: Body,
 ) -> io::Result<()> {
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
@@ -171,18 +211,27 @@ fn respond(
         body.len()
     );
     stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
+    if send == Body::Send {
+        stream.write_all(body)?;
+    }
     stream.flush()
 }
 
 /// A short plain-text answer (errors).
-fn respond_text(stream: &mut TcpStream, status: &str, extra: &str, text: &str) -> io::Result<()> {
+fn respond_text(
+    stream: &mut TcpStream,
+    status: &str,
+    extra: &str,
+    text: &str,
+    send: Body,
+) -> io::Result<()> {
     respond(
         stream,
         status,
         "text/plain; charset=utf-8",
         extra,
         format!("{text}\n").as_bytes(),
+        send,
     )
 }
 
@@ -191,58 +240,155 @@ const PAGE_POLICY: &str =
     "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; \
      script-src 'unsafe-inline'; img-src data:; connect-src 'self'\r\n";
 
-/// Answers one connection.
-fn serve_connection(mut stream: TcpStream, feed: &Feed) -> io::Result<()> {
+/// The head of an event stream (the body follows for GET).
+const EVENTS_HEAD: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
+      X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
+
+/// The counters of the module's limits, shared by the accepting thread and the connections'.
+#[derive(Default)]
+struct Limits {
+    /// Connections waiting for their request: id, a handle to close it by, since when.
+    waiting: Mutex<Waiting>,
+    streams: Arc<AtomicUsize>,
+    answers: Arc<AtomicUsize>,
+    refusing: Arc<AtomicUsize>,
+}
+
+#[derive(Default)]
+struct Waiting {
+    next: u64,
+    list: Vec<(u64, TcpStream, Instant)>,
+}
+
+impl Limits {
+    /// Counts a new connection as waiting for its request: `Some(id)`, or `None` when the pool
+    /// is full of connections that have not waited [`HEAD_GRACE`] yet. When it is full, the
+    /// connection that has waited longest (at least [`HEAD_GRACE`]) is closed to make room.
+    fn admit(&self, stream: &TcpStream) -> Option<u64> {
+        let handle = stream.try_clone().ok()?;
+        let mut w = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        if w.list.len() >= MAX_WAITING {
+            let (at, since) = w
+                .list
+                .iter()
+                .enumerate()
+                .map(|(i, (_, _, since))| (i, *since))
+                .min_by_key(|(_, since)| *since)?;
+            if since.elapsed() < HEAD_GRACE {
+                return None;
+            }
+            let (_, old, _) = w.list.swap_remove(at);
+            // Its thread reads the end of input and ends.
+            old.shutdown(Shutdown::Both).ok();
+            tracing::debug!("operator page: {MAX_WAITING} connections waiting; the oldest closed");
+        }
+        w.next += 1;
+        let id = w.next;
+        w.list.push((id, handle, Instant::now()));
+        Some(id)
+    }
+
+    /// The request of connection `id` has come (or it has ended): it waits no more.
+    fn arrived(&self, id: u64) {
+        let mut w = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        w.list.retain(|(i, _, _)| *i != id);
+    }
+}
+
+/// Counts a connection in one pool while it is served there.
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    /// A place in the pool `counter` holding at most `cap`, if there is one.
+    fn take(counter: &Arc<AtomicUsize>, cap: usize) -> Option<Slot> {
+        let taken = counter.fetch_add(1, Ordering::SeqCst);
+        let slot = Slot(Arc::clone(counter));
+        (taken < cap).then_some(slot)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Answers one connection: reads its request while counted as waiting (`id`), then answers it
+/// from the pool its route belongs to.
+fn serve_connection(
+    mut stream: TcpStream,
+    feed: &Feed,
+    limits: &Limits,
+    id: u64,
+) -> io::Result<()> {
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
     stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
     stream.set_nodelay(true).ok();
-    let request = match read_head(&mut stream)? {
+    let head = read_head(&mut stream);
+    limits.arrived(id);
+    let request = match head? {
         None => return Ok(()),
-        Some(Err(BadRequest::TooLarge)) => {
-            respond_text(
-                &mut stream,
-                "431 Request Header Fields Too Large",
-                "",
-                "request head too large",
-            )?;
-            return linger(stream);
-        }
-        Some(Err(BadRequest::Malformed)) => {
-            respond_text(
-                &mut stream,
-                "400 Bad Request",
-                "",
-                "not an HTTP/1.x request",
-            )?;
+        Some(Err(bad)) => {
+            let Some(_slot) = Slot::take(&limits.answers, MAX_ANSWERS) else {
+                return refuse(stream, Body::Send);
+            };
+            let (status, text) = match bad {
+                BadRequest::TooLarge => (
+                    "431 Request Header Fields Too Large",
+                    "request head too large",
+                ),
+                BadRequest::Malformed => ("400 Bad Request", "not an HTTP/1.x request"),
+            };
+            respond_text(&mut stream, status, "", text, Body::Send)?;
             return linger(stream);
         }
         Some(Ok(r)) => r,
     };
     tracing::debug!("http: {} {}", request.method, request.path);
-    if request.method != "GET" {
+    let send = match request.method.as_str() {
+        "GET" => Body::Send,
+        "HEAD" => Body::Omit,
+        _ => Body::Send,
+    };
+    let is_stream = request.path == "/events" && send == Body::Send;
+    let (pool, cap) = if is_stream {
+        (&limits.streams, MAX_STREAMS)
+    } else {
+        (&limits.answers, MAX_ANSWERS)
+    };
+    let Some(_slot) = Slot::take(pool, cap) else {
+        tracing::debug!("operator page: {cap} already; {} refused", request.path);
+        return refuse(stream, send);
+    };
+    if !matches!(request.method.as_str(), "GET" | "HEAD") {
         respond_text(
             &mut stream,
             "405 Method Not Allowed",
-            "Allow: GET\r\n",
-            "the operator page is read-only: GET only",
+            "Allow: GET, HEAD\r\n",
+            "the operator page is read-only: GET and HEAD only",
+            Body::Send,
         )?;
         return linger(stream);
     }
     let (version, snap) = feed.latest();
+    let now = Instant::now();
     match request.path.as_str() {
         "/" | "/index.html" => respond(
             &mut stream,
             "200 OK",
             "text/html; charset=utf-8",
             PAGE_POLICY,
-            page::page(&snap, version).as_bytes(),
+            page::page(&snap, version, now).as_bytes(),
+            send,
         )?,
         "/status.json" => respond(
             &mut stream,
             "200 OK",
             "application/json",
             "",
-            page::status_json(&snap, version).as_bytes(),
+            page::status_json(&snap, version, now).as_bytes(),
+            send,
         )?,
         "/game.pdn" => match page::game_record(&snap) {
             Some(pdn) => respond(
@@ -251,16 +397,22 @@ fn serve_connection(mut stream: TcpStream, feed: &Feed) -> io::Result<()> {
                 "application/x-chess-pdn; charset=utf-8",
                 "Content-Disposition: inline; filename=\"game.pdn\"\r\n",
                 pdn.as_bytes(),
+                send,
             )?,
             None => respond_text(
                 &mut stream,
                 "404 Not Found",
                 "",
                 "no 8x8 game: PDN records are for 8x8 games",
+                send,
             )?,
         },
+        "/events" if send == Body::Omit => {
+            stream.write_all(EVENTS_HEAD)?;
+            stream.flush()?;
+        }
         "/events" => return stream_events(stream, feed, version, snap),
-        _ => respond_text(&mut stream, "404 Not Found", "", "not found")?,
+        _ => respond_text(&mut stream, "404 Not Found", "", "not found", send)?,
     }
     linger(stream)
 }
@@ -282,9 +434,10 @@ fn linger(mut stream: TcpStream) -> io::Result<()> {
     Ok(())
 }
 
-/// One server-sent event: the live part of the page, one `data:` line per line of HTML.
-fn event(version: u64, snap: &Snapshot) -> String {
-    let html = page::live_html(snap);
+/// One server-sent event: the live part of the page as it is at `now`, one `data:` line per
+/// line of HTML.
+fn event(version: u64, snap: &Snapshot, now: Instant) -> String {
+    let html = page::live_html(snap, now);
     let mut out = String::with_capacity(html.len() + 64 * (html.lines().count() + 1));
     out.push_str("event: update\nid: ");
     out.push_str(&version.to_string());
@@ -307,12 +460,10 @@ fn stream_events(
     mut version: u64,
     mut snap: Arc<Snapshot>,
 ) -> io::Result<()> {
-    stream.write_all(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n\
-          X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\nretry: 1000\n\n",
-    )?;
+    stream.write_all(EVENTS_HEAD)?;
+    stream.write_all(b"retry: 1000\n\n")?;
     loop {
-        stream.write_all(event(version, &snap).as_bytes())?;
+        stream.write_all(event(version, &snap, Instant::now()).as_bytes())?;
         stream.flush()?;
         let sent = Instant::now();
         loop {
@@ -330,15 +481,6 @@ fn stream_events(
                 }
             }
         }
-    }
-}
-
-/// Counts a connection while it is served.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -363,11 +505,7 @@ pub fn spawn(listener: TcpListener, feed: Feed) -> io::Result<SocketAddr> {
 }
 
 fn accept_loop(listener: TcpListener, feed: Feed) {
-    let serving = Arc::new(AtomicUsize::new(0));
-    // Refusals get threads of their own too (the answer is written, then the request taken in
-    // for a moment so that closing does not reset the answer away), as many as served at most;
-    // beyond that a connection is closed at once.
-    let refusing = Arc::new(AtomicUsize::new(0));
+    let limits = Arc::new(Limits::default());
     for stream in listener.incoming() {
         let stream = match stream {
             Ok(s) => s,
@@ -379,48 +517,56 @@ fn accept_loop(listener: TcpListener, feed: Feed) {
                 continue;
             }
         };
-        let refuse = serving.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS;
-        if refuse {
-            serving.fetch_sub(1, Ordering::SeqCst);
-            tracing::debug!("operator page: {MAX_CONNECTIONS} connections already; refused");
-            if refusing.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-                refusing.fetch_sub(1, Ordering::SeqCst);
+        let Some(id) = limits.admit(&stream) else {
+            // Every waiting place is taken by a connection that has just come: a 503 on a
+            // thread of its own (the answer written, the request taken in for a moment so that
+            // closing does not reset the answer away), or closed at once beyond that.
+            tracing::debug!("operator page: {MAX_WAITING} connections waiting; refused");
+            let Some(slot) = Slot::take(&limits.refusing, MAX_REFUSING) else {
                 continue;
+            };
+            let spawned = std::thread::Builder::new()
+                .name("http-refuse".into())
+                .spawn(move || {
+                    let _slot = slot;
+                    refuse(stream, Body::Send).ok();
+                });
+            if let Err(e) = spawned {
+                tracing::warn!("operator page: cannot start a connection thread: {e}");
             }
-        }
-        let slot = Slot(Arc::clone(if refuse { &refusing } else { &serving }));
+            continue;
+        };
         let feed = feed.clone();
+        let shared = Arc::clone(&limits);
         let spawned = std::thread::Builder::new()
             .name("http-conn".into())
             .spawn(move || {
-                let _slot = slot;
                 let peer = stream
                     .peer_addr()
                     .map_or_else(|_| "?".to_string(), |a| a.to_string());
-                let done = if refuse {
-                    refuse_connection(stream)
-                } else {
-                    serve_connection(stream, &feed)
-                };
-                if let Err(e) = done {
+                if let Err(e) = serve_connection(stream, &feed, &shared, id) {
                     tracing::debug!("operator page: connection from {peer} ended: {e}");
                 }
+                // Whatever ended it, it waits no more.
+                shared.arrived(id);
             });
         if let Err(e) = spawned {
-            // The closure (and the slot in it) was dropped with the error.
+            // The closure (and the stream in it) was dropped with the error.
             tracing::warn!("operator page: cannot start a connection thread: {e}");
+            limits.arrived(id);
         }
     }
 }
 
-/// `503` for a connection over the cap.
-fn refuse_connection(mut stream: TcpStream) -> io::Result<()> {
+/// `503` for a connection over a cap.
+fn refuse(mut stream: TcpStream, send: Body) -> io::Result<()> {
     stream.set_write_timeout(Some(Duration::from_secs(1)))?;
     respond_text(
         &mut stream,
         "503 Service Unavailable",
         "Retry-After: 5\r\n",
         "too many connections",
+        send,
     )?;
     linger(stream)
 }
@@ -457,7 +603,7 @@ mod tests {
 
     #[test]
     fn an_event_carries_every_line_as_data() {
-        let text = event(5, &Snapshot::default());
+        let text = event(5, &Snapshot::default(), Instant::now());
         assert!(text.starts_with("event: update\nid: 5\ndata: "));
         assert!(text.ends_with("\n\n"));
         assert!(text

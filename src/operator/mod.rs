@@ -2,6 +2,8 @@
 //! the board as the camera sent it and as the daemon expects it, the bot's search, the clock and
 //! the moves.
 //!
+//! - [`state`]: what the page says (its state, headline, explanation and who acts), decided from
+//!   a snapshot in one place;
 //! - [`page`]: the page, its live part, `/status.json` and the game record, made from a snapshot;
 //! - [`http`]: the small web server on the standard library that serves them.
 //!
@@ -11,3 +13,4 @@
 
 pub mod http;
 pub mod page;
+pub mod state;

@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 # Exit status of a script when the browser is missing (the Rust test skips outside CI on it).
 MISSING = 3
@@ -123,6 +123,13 @@ class Browser:
     def screenshot(self) -> bytes:
         return base64.b64decode(self._session("GET", "/screenshot"))
 
+    def screenshot_of(self, css: str) -> bytes:
+        """A screenshot of the first element `css` selects (the page's body: no empty window
+        below it)."""
+        found = self._session("POST", "/element", {"using": "css selector", "value": css})
+        element = next(iter(found.values()))
+        return base64.b64decode(self._session("GET", f"/element/{element}/screenshot"))
+
     def close(self) -> None:
         if self.session:
             try:
@@ -158,6 +165,7 @@ class Daemon:
         threading.Thread(target=self._pump, args=(self.proc.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._pump, args=(self.proc.stderr, self.log), daemon=True).start()
         self.url = ""
+        self.last_info: Optional[str] = None
         deadline = time.monotonic() + 30
         while not self.url:
             line = self.log.get(timeout=max(0.1, deadline - time.monotonic()))
@@ -176,9 +184,12 @@ class Daemon:
         self.proc.stdin.flush()
 
     def reply(self, timeout: float = 30) -> str:
-        """The next final reply (info lines skipped)."""
+        """The next final reply (info lines skipped; the last `info depth` line is kept in
+        `last_info`)."""
         while True:
             line = self.lines.get(timeout=timeout)
+            if line.startswith("info depth "):
+                self.last_info = line
             if not line.startswith("info "):
                 return line
 
@@ -204,6 +215,6 @@ def get(url: str) -> tuple[int, str]:
         return e.code, e.read().decode()
 
 
-def missing(what: str) -> None:
+def missing(what: str) -> NoReturn:
     print(f"skipped: {what}", file=sys.stderr)
     sys.exit(MISSING)
