@@ -471,7 +471,7 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("option book type string default builtin value builtin")),
+            .any(|l| l.starts_with("option book type string default off value builtin")),
         "{lines:?}"
     );
     assert!(

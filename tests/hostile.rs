@@ -96,7 +96,7 @@ fn files_that_are_not_regular_or_too_large_are_refused_at_once_in_the_same_words
     let reply = d.ask(&format!("board {START} b"));
     assert!(reply.starts_with("move "), "{reply}");
     let status = d.ask("status");
-    assert!(status.contains(" book builtin "), "{status}");
+    assert!(status.contains(" book none "), "{status}");
     assert_eq!(d.ask("quit"), "bye");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -36,7 +36,8 @@ from checkersbot_client import (  # noqa: E402
     EngineError, EngineTerminatedError, EngineTimeoutError, Engine, GameOver,
     IllegalTransitionError, Info, IntOption, Limit, Move, NoGameError, NothingToRepeatError,
     NothingToTakeBackError, NotPersonsTurnError, Position, PovScore, ProtocolError, Score,
-    Status, StringOption, SyntaxReplyError, TakenOverError, Unchanged, UnknownCommandError, Wait,
+    Status, StringOption, SyntaxReplyError, TakenOverError, UnauthorizedError, Unchanged,
+    UnknownCommandError, Wait,
     parse_board_reply, parse_option)
 from checkersbot_client._engine import _Link  # noqa: E402
 from checkersbot_client._types import rotate_move_text, setup_side  # noqa: E402
@@ -864,7 +865,7 @@ class OverTcp(unittest.TestCase):
             end(child)
 
     def test_a_connection_mid_search_is_in_step(self) -> None:
-        child, port = listening("--movetime", "600", "--info", "off")
+        child, port = listening("--movetime", "600", "--info", "off", "--book", "off")
         try:
             bot = Engine.tcp("127.0.0.1", port, timeout=CALL)
             bot.newgame(timeout=CALL)
@@ -878,6 +879,27 @@ class OverTcp(unittest.TestCase):
                 again.quit(timeout=CALL)
         finally:
             end(child)
+
+
+class WithToken(unittest.TestCase):
+    def test_the_token_lets_a_client_in_and_its_absence_keeps_it_out(self) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "token")
+            with open(path, "w") as f:
+                f.write("client-test-token-0123456789\n")
+            child, port = listening("--token-file", path, "--depth", "2", "--movetime", "0")
+            try:
+                with Engine.tcp("127.0.0.1", port, timeout=CALL,
+                                token="client-test-token-0123456789") as bot:
+                    self.assertEqual(bot.id.name, "checkersbot")
+                    with self.assertRaises(UnauthorizedError):
+                        Engine.tcp("127.0.0.1", port, timeout=CALL, token="a-wrong-token-000000")
+                    with self.assertRaises((UnauthorizedError, EngineTerminatedError)):
+                        Engine.tcp("127.0.0.1", port, timeout=CALL)
+                    # The client with the token kept the robot.
+                    self.assertGreaterEqual(bot.ping(timeout=CALL), 0.0)
+            finally:
+                end(child)
 
 
 def readme_blocks() -> Dict[str, str]:

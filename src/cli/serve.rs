@@ -87,8 +87,7 @@ pub struct DaemonArgs {
     #[arg(long, default_value_t = DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,
     /// Opening book: `builtin` (the 8x8 book built into the program), `off`, or a book file
-    /// written by `checkersbot book build` (as `set book`); used only on its board size. Without
-    /// it, the built-in book plays at levels hard and max; a book named here plays at every level.
+    /// written by `checkersbot book build` (as `set book`); used only on its board size.
     #[arg(long)]
     pub book: Option<String>,
     /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds

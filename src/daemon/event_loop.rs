@@ -374,6 +374,15 @@ impl Daemon {
                 self.dirty = true;
                 self.ack_if_idle();
             }
+            Event::Input(Input::Disconnected(session)) => {
+                tracing::debug!("connection {session} ended");
+                if self.link.connection == Some(session) {
+                    self.link.connection = None;
+                    self.link.connected_at = None;
+                    self.dirty = true;
+                }
+                self.ack_if_idle();
+            }
             Event::Input(Input::Line(line)) => {
                 self.received = Instant::now();
                 self.link.last_line_at = Some(self.received);

@@ -334,6 +334,9 @@ pub fn pump_tcp(
             Err(e) => tracing::warn!("client {peer} lost ({e}); game kept, waiting for the next"),
         }
         sink.disconnect(generation);
+        if !deliver(Input::Disconnected(generation)) {
+            return;
+        }
     }
 }
 

@@ -52,7 +52,8 @@ pub struct Settings {
     pub egdb: Option<Arc<Egdb>>,
     /// Opening book (`None`: none): a position it holds is answered from it, choosing among
     /// its moves within the level's margin ([`Level::book_margin`]) with the level's seed.
-    /// By default the built-in book, used at `hard` and `max` only ([`Settings::book_in_play`]).
+    /// None by default; a default book would play at `hard` and `max` only
+    /// ([`Settings::book_in_play`]).
     pub book: Option<Arc<Book>>,
     /// The book was chosen (`set book`, `serve --book`): it is used at every level, not only at
     /// `hard` and `max`.
@@ -107,8 +108,8 @@ impl Default for Settings {
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
-            book: Book::builtin().ok().map(Arc::new),
-            book_name: "builtin".into(),
+            book: None,
+            book_name: "off".into(),
             book_chosen: false,
             timing: true,
             transcript: false,

@@ -44,6 +44,9 @@ pub enum Input {
     /// A new TCP connection: the lines that follow come from it, and replies to them are written
     /// to it only (never to a later connection).
     Connected(u64),
+    /// TCP connection `n` has ended (closed, lost, or taken over by a later one): replies to it
+    /// can no longer be written, and no client is connected until the next `Connected`.
+    Disconnected(u64),
     /// The input cannot be read and waiting will not help (a path that is not a terminal, a
     /// device the user may not open): the daemon ends with exit status 2 and this message.
     Fatal(String),

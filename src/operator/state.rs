@@ -9,7 +9,7 @@
 //!
 //! | state | when | who acts |
 //! |---|---|---|
-//! | [`PageState::NoClient`] | `--listen` and no client has connected yet | the vision client |
+//! | [`PageState::NoClient`] | `--listen` and no client is connected (none yet, or it has gone) | the vision client |
 //! | [`PageState::Thinking`] | the bot searches (the reply to the board comes with the move) | nobody: everyone waits |
 //! | [`PageState::NoGame`] | no `newgame` or `position` yet | the vision client |
 //! | [`PageState::GameOver`] | the game has ended | the person (or the vision client) |
@@ -45,7 +45,8 @@ use crate::rules::position::Side;
 /// The page's states (see the module's table for when each holds).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PageState {
-    /// `no-client`: the daemon listens for the vision client; none has connected yet.
+    /// `no-client`: the daemon listens for the vision client; none is connected (none has come
+    /// yet, or the last one has gone).
     NoClient,
     /// `no-game`: no game yet.
     NoGame,
@@ -332,9 +333,10 @@ pub fn decide(snap: &Snapshot) -> Said {
     if let (LinkKind::Tcp { listen }, None) = (&snap.link.kind, snap.link.connection) {
         return said(
             PageState::NoClient,
-            "No vision client has connected".into(),
+            "No vision client is connected".into(),
             format!(
-                "The daemon listens for the vision system on {listen}; nothing has connected yet."
+                "The daemon listens for the vision system on {listen}; nothing is connected now \
+                 (none has come yet, or the last one has gone)."
             ),
             Actor::VisionClient,
             format!("Start the vision client and connect it to {listen}."),

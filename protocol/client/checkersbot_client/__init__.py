@@ -25,7 +25,8 @@ from ._errors import (ERROR_CLASSES, ArmIncompleteError, BadBoardError, BadFenEr
                       IllegalMoveError, IllegalTransitionError, InternalEngineError,
                       LineTooLongError, NoGameError, NothingToRepeatError,
                       NothingToTakeBackError, NotPersonsTurnError, NotUtf8Error, ProtocolError,
-                      SyntaxReplyError, TakenOverError, UnknownCommandError)
+                      SyntaxReplyError, TakenOverError, UnauthorizedError,
+                      UnknownCommandError)
 from ._types import (START_8X8, BoardReply, BoolOption, BotMove, ChoiceOption, GameOver, Hint,
                      Info, IntOption, Limit, Move, MoveText, Option, PlayResult, Position,
                      PovScore, Score, Setup, Status, StringOption, Unchanged, Wait, other_side,
@@ -42,7 +43,7 @@ __all__ = [
     "EngineTimeoutError", "GameOverError", "IllegalMoveError", "IllegalTransitionError",
     "InternalEngineError", "LineTooLongError", "NoGameError", "NothingToRepeatError",
     "NothingToTakeBackError", "NotPersonsTurnError", "NotUtf8Error", "ProtocolError",
-    "SyntaxReplyError", "TakenOverError", "UnknownCommandError",
+    "SyntaxReplyError", "TakenOverError", "UnauthorizedError", "UnknownCommandError",
     "START_8X8", "BoardReply", "BoolOption", "BotMove", "ChoiceOption", "GameOver", "Hint",
     "Info", "IntOption", "Limit", "Move", "MoveText", "Option", "PlayResult", "Position",
     "PovScore", "Score", "Setup", "Status", "StringOption", "Unchanged", "Wait", "other_side",

@@ -92,8 +92,8 @@ class AsyncEngine:
 
     @classmethod
     async def tcp(cls, host: str, port: int, *,
-                  timeout: Optional[float] = 30.0) -> "AsyncEngine":
-        return await cls._opened(lambda: Engine.tcp(host, port, timeout=timeout))
+                  timeout: Optional[float] = 30.0, token: Optional[str] = None) -> "AsyncEngine":
+        return await cls._opened(lambda: Engine.tcp(host, port, timeout=timeout, token=token))
 
     @classmethod
     async def serial(cls, path: str, baud: int = 115200, *,

@@ -256,6 +256,24 @@ def _check_token(token: str) -> str:
     return token
 
 
+def _authenticate(sock: socket.socket, token: str) -> None:
+    """Sends `hello TOKEN` on a new connection and reads its one reply, byte by byte (nothing
+    after it is read, so the engine's reader starts at the next line)."""
+    sock.sendall(f"hello {_check_text(token)}\n".encode("ascii"))
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = sock.recv(1)
+        if not byte:
+            raise EngineTerminatedError("the daemon closed the connection after hello")
+        line += byte
+    text = line.decode("ascii", "replace").rstrip("\r\n")
+    refused = error_for(text, "hello")
+    if refused is not None:
+        raise refused
+    if not text.startswith("hello "):
+        raise ProtocolError(f"not a hello reply: {text!r}")
+
+
 @dataclass(frozen=True)
 class EngineId:
     """The daemon's `hello`: `checkersbot`, its version, the protocol version (1)."""
@@ -431,10 +449,19 @@ class Engine:
         return cls(_PipeLink(argv, stderr, cwd, env), timeout=timeout, owns_daemon=True)
 
     @classmethod
-    def tcp(cls, host: str, port: int, *, timeout: Optional[float] = 30.0) -> "Engine":
+    def tcp(cls, host: str, port: int, *, timeout: Optional[float] = 30.0,
+            token: Optional[str] = None) -> "Engine":
         """Connects to `serve --listen PORT`. The connection takes over from any other client of
-        that daemon (which is told `error taken-over`); `close()` leaves the daemon running."""
+        that daemon (which is told `error taken-over`) with its first request; `close()` leaves
+        the daemon running. `token`: the daemon's shared secret (`serve --token-file`), sent
+        first with `hello`; a daemon that refuses it raises `UnauthorizedError`."""
         sock = socket.create_connection((host, port), timeout=timeout)
+        if token is not None:
+            try:
+                _authenticate(sock, token)
+            except BaseException:
+                sock.close()
+                raise
         sock.settimeout(None)
         return cls(_SocketLink(sock), timeout=timeout)
 

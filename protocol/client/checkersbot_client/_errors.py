@@ -178,6 +178,13 @@ class TakenOverError(EngineError, EngineTerminatedError):
     CODE = "taken-over"
 
 
+class UnauthorizedError(EngineError, EngineTerminatedError):
+    """`error unauthorized`: over TCP, the daemon needs its token (`serve --token-file`) and this
+    connection did not send it first (`Engine.tcp(..., token=...)`); the connection is closed."""
+
+    CODE = "unauthorized"
+
+
 class EngineTimeoutError(CheckersbotError, TimeoutError):
     """A call's reply did not come within its `timeout`. The engine stays usable: the late
     reply is recognised and dropped when it comes (the next engine call waits for it first)."""
@@ -194,7 +201,7 @@ ERROR_CLASSES: Dict[str, Type[EngineError]] = {
         BadOptionError, IllegalTransitionError, ArmIncompleteError, IllegalMoveError,
         LineTooLongError, NotUtf8Error, NoGameError, BusyError, NothingToRepeatError,
         GameOverError, InternalEngineError, NothingToTakeBackError, NotPersonsTurnError,
-        TakenOverError,
+        TakenOverError, UnauthorizedError,
     )
 }
 """The exception class of each error code; other codes give a plain `EngineError`."""
