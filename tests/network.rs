@@ -390,7 +390,7 @@ fn a_token_is_needed_to_drive_the_robot_and_off_loopback_it_is_required() {
     let out = run(&["--token-file", token_path]);
     assert!(!out.status.success());
     let said = String::from_utf8_lossy(&out.stderr);
-    assert!(said.contains("16 to 64 printable characters"), "{said}");
+    assert!(said.contains("16 to 64 letters, digits"), "{said}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

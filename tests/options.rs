@@ -51,6 +51,7 @@ fn serve_help_and_the_option_list_agree() {
         "listen",
         "baud",
         "tcp-timeout",
+        "token-file",
         "http",
         "allow-paths",
         "seed",

@@ -84,7 +84,7 @@ fn command() -> impl Strategy<Value = Command> {
     ];
     prop_oneof![
         Just(Command::Hello(None)),
-        "[A-Za-z0-9+/=_-]{16,64}".prop_map(|t| Command::Hello(Some(t))),
+        "[A-Za-z0-9._:-]{16,64}".prop_map(|t| Command::Hello(Some(t))),
         Just(Command::Ping(None)),
         Just(Command::Stop),
         Just(Command::Quit),

@@ -198,8 +198,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 25,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     tcp_timeout: u64,
-    /// Over TCP: a file holding a shared secret (one line of 16 to 64 printable characters, no
-    /// blanks). A connection must send `hello TOKEN` before anything else; others are refused.
+    /// Over TCP: a file holding a shared secret (one line of 16 to 64 letters, digits, '-', '_',
+    /// '.' or ':'). A connection must send `hello TOKEN` before anything else; others are refused.
     /// Required when --listen names an address other than loopback.
     #[arg(long, value_name = "FILE", requires = "listen")]
     token_file: Option<std::path::PathBuf>,

@@ -91,18 +91,20 @@ impl std::fmt::Debug for TcpOptions {
     }
 }
 
-/// Reads the token of `serve --token-file`: the file's first line, trimmed, of at least
-/// [`MIN_TOKEN_LEN`] and at most 64 printable ASCII characters without blanks (it travels as one
-/// word: `hello TOKEN`).
+/// Reads the token of `serve --token-file`: the file's first line, trimmed: [`MIN_TOKEN_LEN`] to
+/// 64 letters, digits, `-`, `_`, `.` or `:` (it travels as one word of a request: `hello TOKEN`).
 pub fn read_token(path: &std::path::Path) -> Result<String, String> {
     let bytes = crate::files::read_regular(path, 4096).map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&bytes);
     let token = text.lines().next().unwrap_or("").trim();
-    let words = token.chars().all(|c| c.is_ascii_graphic());
-    if token.len() < MIN_TOKEN_LEN || token.len() > super::protocol::MAX_TOKEN || !words {
+    let is_word = matches!(
+        Command::parse(&format!("hello {token}")),
+        Ok(Some(Command::Hello(Some(ref t)))) if t == token
+    );
+    if token.len() < MIN_TOKEN_LEN || !is_word {
         return Err(format!(
-            "{}: the token must be one line of {MIN_TOKEN_LEN} to {} printable characters \
-             without blanks (e.g. head -c 24 /dev/urandom | base64)",
+            "{}: the token must be one line of {MIN_TOKEN_LEN} to {} letters, digits, '-', '_', \
+             '.' or ':' (e.g. od -An -tx1 -N24 /dev/urandom | tr -d ' \\n')",
             path.display(),
             super::protocol::MAX_TOKEN
         ));

@@ -33,7 +33,7 @@ pub(super) fn parse_token(word: &str) -> Result<String, ProtocolError> {
         Ok(word.to_string())
     } else {
         Err(syntax(format!(
-            "a ping token is 1 to {MAX_TOKEN} letters, digits, '-', '_', '.' or ':', not '{}'",
+            "a token is 1 to {MAX_TOKEN} letters, digits, '-', '_', '.' or ':', not '{}'",
             clip(word)
         )))
     }
