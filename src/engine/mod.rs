@@ -275,11 +275,15 @@ impl Engine {
     /// An engine with the given settings.
     pub fn new(config: EngineConfig) -> Engine {
         Engine {
-            tt: Tt::new_with(
-                config.hash_mb,
-                config.search.large_pages,
-                config.search.tt_ways,
-            ),
+            tt: {
+                let mut tt = Tt::new_with(
+                    config.hash_mb,
+                    config.search.large_pages,
+                    config.search.tt_ways,
+                );
+                tt.set_age_weight(config.search.tt_age);
+                tt
+            },
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
         }
@@ -310,6 +314,7 @@ impl Engine {
     /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
     pub fn set_search_params(&mut self, params: SearchParams) {
         self.config.search = params;
+        self.tt.set_age_weight(params.tt_age);
     }
 
     /// Resizes the transposition table (its contents are lost).
@@ -317,6 +322,7 @@ impl Engine {
         self.config.hash_mb = mb;
         let p = &self.config.search;
         self.tt = Tt::new_with(mb, p.large_pages, p.tt_ways);
+        self.tt.set_age_weight(p.tt_age);
     }
 
     /// Resizes the transposition table after checking that the machine can hold it; returns the
@@ -569,7 +575,9 @@ fn checked_table(
 
 /// A table of the shape the search settings ask for (`large_pages`, `tt_ways`).
 fn table(mb: usize, threads: usize, params: &SearchParams) -> Result<Tt, TableError> {
-    Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)
+    let mut tt = Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)?;
+    tt.set_age_weight(params.tt_age);
+    Ok(tt)
 }
 
 /// Expected time of the next iteration from the last two: the last one times their growth factor
