@@ -68,9 +68,10 @@ pub struct DepthBenchArgs {
     /// The depths to report, comma-separated; each position is searched once, to the deepest.
     #[arg(long, value_delimiter = ',', default_values_t = [17, 19, 21])]
     pub depth: Vec<u32>,
-    /// Transposition table size in MiB (1 to 4096).
-    #[arg(long, default_value_t = 16, value_parser = super::common::hash_arg)]
-    pub hash: usize,
+    /// Transposition table size in MiB (1 to 4096) [default: as `search --depth` sizes it for
+    /// the deepest depth].
+    #[arg(long, value_parser = super::common::hash_arg)]
+    pub hash: Option<usize>,
     /// Search threads (1 to 64); with more than one the nodes vary from run to run.
     #[arg(long, default_value_t = 1, value_parser = super::common::threads_arg)]
     pub threads: usize,
@@ -104,7 +105,13 @@ pub fn run(args: &DepthBenchArgs) -> Result<()> {
     let search = SearchParams::default()
         .with_knobs(&args.search)
         .map_err(|e| anyhow!("--search: {e}"))?;
-    let hash = args.hash;
+    let hash = args.hash.unwrap_or_else(|| {
+        let limits = Limits {
+            depth: Some(deepest),
+            ..Limits::default()
+        };
+        checkersbot::engine::default_hash_mb(&limits, args.threads)
+    });
     super::common::check_table(hash, args.threads)?;
     let mut positions: Vec<(String, AnyPosition)> = Vec::new();
     if args.positions != "ballots" {

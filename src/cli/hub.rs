@@ -294,7 +294,7 @@ fn reader(input: impl BufRead + Send + 'static) -> Receiver<Option<String>> {
 
 /// Runs the Hub loop on stdin/stdout until `quit` or the end of input.
 pub fn run(args: &HubArgs) -> Result<()> {
-    let config = args.engine.config()?;
+    let config = args.engine.config(None)?;
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let mut hub = Hub {
         engine: Some(Engine::try_new(config).map_err(|e| anyhow::anyhow!("--hash: {e}"))?),
