@@ -2,7 +2,9 @@
 //!
 //! `bench perft` counts the move trees of the 8x8 and 12x12 start positions and checks the counts
 //! against the known figures; `bench search` searches fixed positions to a fixed depth (its total
-//! node count is the search's signature) and measures time-to-depth, deadlines, threads and memory.
+//! node count is the search's signature) and measures time-to-depth, deadlines, threads and memory;
+//! `bench depth` gives the time and nodes to depths 17, 19 and 21 from the start and eight ACF
+//! ballots.
 
 use anyhow::{bail, Result};
 use checkersbot::rules::geometry::{Geometry, G12, G8};
@@ -27,6 +29,9 @@ pub enum BenchKind {
     /// Search: node signature over fixed positions, depth in time, deadline overshoot, threads,
     /// memory.
     Search(super::bench_search::SearchBenchArgs),
+    /// Search: time and nodes to depths 17, 19 and 21 from the 8x8 start and eight ACF 3-move
+    /// ballots (1, 21, ..., 141), one thread.
+    Depth(super::bench_depth::DepthBenchArgs),
 }
 
 /// Arguments of `bench perft`.
@@ -56,6 +61,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.kind {
         BenchKind::Perft(a) => run_perft(a),
         BenchKind::Search(a) => super::bench_search::run(a),
+        BenchKind::Depth(a) => super::bench_depth::run(a),
     }
 }
 

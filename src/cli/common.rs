@@ -138,9 +138,11 @@ pub struct EngineArgs {
     /// Search threads (1 to 64).
     #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
-    /// Transposition table size in MiB (1 to 4096, and what the machine can hold).
-    #[arg(long, default_value_t = 16, value_parser = hash_arg)]
-    pub hash: usize,
+    /// Transposition table size in MiB (1 to 4096, and what the machine can hold) [default:
+    /// sized for the search: 16 up to about a second a move, 32 at 1 s, 160 at 5 s, up to 256
+    /// without a time limit, never above an eighth of the machine's memory; hub: 16].
+    #[arg(long, value_parser = hash_arg)]
+    pub hash: Option<usize>,
     /// Seed for choosing among equally good moves (omit for always the same choice).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -241,8 +243,12 @@ pub fn load_eval(spec: &str) -> Result<LearnedSet> {
 }
 
 impl EngineArgs {
-    /// The engine configuration these arguments describe.
-    pub fn config(&self) -> Result<checkersbot::engine::EngineConfig> {
+    /// The engine configuration these arguments describe, for searches with `limits` (which
+    /// size the table when `--hash` is not given; `None`: the smallest such table).
+    pub fn config(
+        &self,
+        limits: Option<&checkersbot::engine::Limits>,
+    ) -> Result<checkersbot::engine::EngineConfig> {
         use checkersbot::engine::eval::{Term, Weights};
         let mut weights = if self.aggressive {
             Weights::aggressive()
@@ -259,9 +265,13 @@ impl EngineArgs {
             })?;
             weights = weights.without(term);
         }
-        check_table(self.hash, self.threads)?;
+        let hash = self.hash.unwrap_or_else(|| match limits {
+            Some(l) => checkersbot::engine::default_hash_mb(l, self.threads),
+            None => checkersbot::engine::memory::AUTO_TABLE_MIN_MB,
+        });
+        check_table(hash, self.threads)?;
         Ok(checkersbot::engine::EngineConfig {
-            hash_mb: self.hash,
+            hash_mb: hash,
             threads: self.threads.max(1),
             weights,
             learned: load_eval(&self.eval)?,

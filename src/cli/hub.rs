@@ -389,7 +389,7 @@ fn reader(input: impl Read + Send + 'static, tx: SyncSender<Event>) {
 pub fn run(args: &HubArgs) -> Result<()> {
     // Before any thread starts, so that every thread inherits the mask.
     let signals = super::common::block_termination_signals();
-    let config = args.engine.config()?;
+    let config = args.engine.config(None)?;
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let mut hub = Hub {
         engine: Some(Engine::try_new(config).map_err(|e| anyhow::anyhow!("--hash: {e}"))?),

@@ -120,9 +120,16 @@ pub struct MatchArgs {
     /// B's search threads (1 to 64).
     #[arg(long, default_value_t = 1, value_parser = super::common::threads_arg)]
     threads_b: usize,
-    /// Transposition table per engine (the student's too), MiB (1 to 4096).
-    #[arg(long, default_value_t = 16, value_parser = super::common::hash_arg)]
-    hash: usize,
+    /// Transposition table per engine (the student's too), MiB (1 to 4096) [default: each
+    /// player's sized for its move time, depth or clock, as `search` sizes it].
+    #[arg(long, value_parser = super::common::hash_arg)]
+    hash: Option<usize>,
+    /// A's table, MiB (overrides --hash), e.g. to match the engine before with its 16 MiB.
+    #[arg(long, value_parser = super::common::hash_arg)]
+    hash_a: Option<usize>,
+    /// B's table, MiB (overrides --hash).
+    #[arg(long, value_parser = super::common::hash_arg)]
+    hash_b: Option<usize>,
     /// The games' openings, each played twice with colours swapped: a number of random plies
     /// before the players take over, or a deck of ballots: `acf3` (the ACF 3-move deck, 157
     /// ballots from the 8x8 start, b first) or a range of it, `acf3:1-50`. With a deck the table
@@ -195,7 +202,9 @@ struct PlayerArgs {
     movetime: Option<u64>,
     depth: Option<u32>,
     /// A game clock gives the move times: no depth limit by default.
-    clocked: bool,
+    clock: Option<TimeControl>,
+    /// The table, MiB (`None`: sized for the player's limits)
+    hash: Option<usize>,
     without: Vec<String>,
     aggressive: bool,
     threads: usize,
@@ -210,7 +219,7 @@ struct PlayerArgs {
     book_tag: Option<&'static str>,
 }
 
-fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
+fn player(s: &PlayerArgs) -> Result<PlayerSpec> {
     if s.kind == Kind::Random {
         return Ok(PlayerSpec {
             name: "random".into(),
@@ -248,7 +257,7 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
         }
         None => {
             let depth = match (movetime, depth) {
-                (None, None) if !s.clocked => Some(6),
+                (None, None) if s.clock.is_none() => Some(6),
                 (_, d) => d,
             };
             if let Some(ms) = movetime {
@@ -264,6 +273,13 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
             }
         }
     };
+    let hash = s.hash.unwrap_or_else(|| {
+        let mut typical = limits.clone();
+        if let Some(tc) = s.clock {
+            typical.movetime = Some(tc.budget(tc.base, 0).soft);
+        }
+        checkersbot::engine::default_hash_mb(&typical, s.threads)
+    });
     if s.kind == Kind::Student {
         if !s.without.is_empty() || s.aggressive || s.threads > 1 || !s.search.is_empty() {
             return Err(anyhow!(
@@ -330,6 +346,15 @@ fn player(s: &PlayerArgs, hash: usize) -> Result<PlayerSpec> {
             misstep: s.level.and_then(Level::misstep),
         },
     })
+}
+
+/// The table a player makes, MiB (none for the random player).
+fn table_mb(p: &PlayerSpec) -> usize {
+    match &p.kind {
+        PlayerKind::Engine { config, .. } => config.hash_mb,
+        PlayerKind::Student { hash_mb, .. } => *hash_mb,
+        PlayerKind::Random => 0,
+    }
 }
 
 fn clock_arg(text: &str) -> Result<TimeControl, String> {
@@ -404,8 +429,6 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         }
         (Some(g), _) => g,
     };
-    // Two engines' tables at once.
-    super::common::check_table(args.hash * 2, args.threads_a + args.threads_b)?;
     let spec_a = (
         args.egdb_a.clone().or_else(|| args.egdb.clone()),
         args.egdb_cache_a.unwrap_or(args.egdb_cache),
@@ -437,42 +460,40 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         BookSpec::Off => Some("nobook"),
         BookSpec::File(_) => Some("book"),
     };
-    let mut a = player(
-        &PlayerArgs {
-            kind: args.player_a,
-            level: args.level_a,
-            movetime: args.movetime_a,
-            depth: args.depth_a,
-            clocked: args.clock_a.is_some(),
-            without: args.without_a.clone(),
-            aggressive: args.aggressive_a,
-            threads: args.threads_a,
-            eval: args.eval_a.clone(),
-            search: args.search_a.clone(),
-            egdb: egdb_a,
-            book: book_a,
-            book_tag: book_tag(spec_a),
-        },
-        args.hash,
-    )?;
-    let mut b = player(
-        &PlayerArgs {
-            kind: args.player_b,
-            level: args.level_b,
-            movetime: args.movetime_b,
-            depth: args.depth_b,
-            clocked: args.clock_b.is_some(),
-            without: args.without_b.clone(),
-            aggressive: args.aggressive_b,
-            threads: args.threads_b,
-            eval: args.eval_b.clone(),
-            search: args.search_b.clone(),
-            egdb: egdb_b,
-            book: book_b,
-            book_tag: book_tag(spec_b),
-        },
-        args.hash,
-    )?;
+    let mut a = player(&PlayerArgs {
+        kind: args.player_a,
+        level: args.level_a,
+        movetime: args.movetime_a,
+        depth: args.depth_a,
+        clock: args.clock_a,
+        hash: args.hash_a.or(args.hash),
+        without: args.without_a.clone(),
+        aggressive: args.aggressive_a,
+        threads: args.threads_a,
+        eval: args.eval_a.clone(),
+        search: args.search_a.clone(),
+        egdb: egdb_a,
+        book: book_a,
+        book_tag: book_tag(spec_a),
+    })?;
+    let mut b = player(&PlayerArgs {
+        kind: args.player_b,
+        level: args.level_b,
+        movetime: args.movetime_b,
+        depth: args.depth_b,
+        clock: args.clock_b,
+        hash: args.hash_b.or(args.hash),
+        without: args.without_b.clone(),
+        aggressive: args.aggressive_b,
+        threads: args.threads_b,
+        eval: args.eval_b.clone(),
+        search: args.search_b.clone(),
+        egdb: egdb_b,
+        book: book_b,
+        book_tag: book_tag(spec_b),
+    })?;
+    // Two engines' tables at once.
+    super::common::check_table(table_mb(&a) + table_mb(&b), args.threads_a + args.threads_b)?;
     if a.name == b.name {
         a.name = format!("A:{}", a.name);
         b.name = format!("B:{}", b.name);

@@ -3,6 +3,7 @@
 //! check every command line the documentation shows against these definitions.
 
 pub mod bench;
+pub mod bench_depth;
 pub mod bench_search;
 pub mod book;
 pub mod common;
@@ -64,7 +65,7 @@ pub enum Command {
     Egdb(egdb::EgdbArgs),
     /// Opening book: build, info, probe, stats.
     Book(book::BookArgs),
-    /// Fixed benchmarks with their speed (`bench perft`, `bench search`).
+    /// Fixed benchmarks with their speed (`bench perft`, `bench search`, `bench depth`).
     Bench(bench::BenchArgs),
     /// Draw a board as an SVG picture (from rows, a FEN, a PDN game or a recorded session).
     Render(render::RenderArgs),

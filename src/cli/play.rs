@@ -81,10 +81,6 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         FirstArg::Bot => First::Bot,
         FirstArg::Player => First::Player,
     };
-    let mut engine = args.engine.clone();
-    engine.aggressive |= args.style == Style::Aggressive;
-    opts.config = engine.config()?;
-    opts.config.book_margin = level.book_margin();
     opts.seed = args.engine.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -102,6 +98,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         opts.limits.depth = depth;
         opts.level = format!("{} (custom limits)", level.name());
     }
+    let mut engine = args.engine.clone();
+    engine.aggressive |= args.style == Style::Aggressive;
+    opts.config = engine.config(Some(&opts.limits))?;
+    opts.config.book_margin = level.book_margin();
     opts.colour = want_colour(
         std::io::stdout().is_terminal(),
         std::env::var_os("NO_COLOR"),

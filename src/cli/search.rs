@@ -57,12 +57,6 @@ pub fn info_line(i: &Info) -> String {
 /// Runs the search.
 pub fn run(args: &SearchArgs) -> Result<()> {
     let pos = args.pos.position()?;
-    let mut config = args.engine.config()?;
-    config.search = config
-        .search
-        .with_knobs(&args.search)
-        .map_err(|e| anyhow::anyhow!("--search: {e}"))?;
-    let mut engine = checkersbot::engine::Engine::new(config);
     let (movetime, depth) = super::common::move_limits(args.movetime, args.depth);
     let movetime = match (args.movetime, depth, args.nodes) {
         (None, None, None) => Some(Duration::from_millis(1000)),
@@ -79,6 +73,12 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         depth,
         nodes: args.nodes,
     };
+    let mut config = args.engine.config(Some(&limits))?;
+    config.search = config
+        .search
+        .with_knobs(&args.search)
+        .map_err(|e| anyhow::anyhow!("--search: {e}"))?;
+    let mut engine = checkersbot::engine::Engine::new(config);
     let stop = AtomicBool::new(false);
     let result = engine.search(&pos, &[], &limits, &stop, &mut |i| {
         println!("info {}", info_line(i))

@@ -47,9 +47,11 @@ pub struct DaemonArgs {
     /// Search threads (1 to 64, as `set threads`).
     #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
-    /// Transposition table size in MiB (1 to 4096, as `set hash`, and what the machine can hold).
-    #[arg(long, default_value_t = 16, value_parser = hash_arg)]
-    pub hash: usize,
+    /// Transposition table size in MiB (1 to 4096, as `set hash`, and what the machine can hold)
+    /// [serve: sized for the move time, depth or clock, as `search` sizes it: 32 at the hard
+    /// level; replay: 16].
+    #[arg(long, value_parser = hash_arg)]
+    pub hash: Option<usize>,
     /// Start layout of `newgame` (sets `size`): a size (4, 6, 8, 10, 12; also 8x8) or a layout
     /// file (e.g. layouts/10x10.board).
     #[arg(long)]
@@ -128,7 +130,9 @@ impl DaemonArgs {
             s.nodes = (n > 0).then_some(n);
         }
         s.threads = self.threads;
-        s.hash_mb = self.hash;
+        if let Some(mb) = self.hash {
+            s.hash_mb = mb;
+        }
         s.learned = super::common::load_eval(&self.eval)?;
         s.eval_name = self.eval.clone();
         s.egdb_cache_mb = self.egdb_cache;
@@ -216,9 +220,25 @@ pub struct ServeArgs {
     allow_paths: bool,
 }
 
+/// The table `serve` makes when `--hash` is not given: sized for a move's search under the
+/// settings (the move time, else a clock's usual move, else the depth), as `search` sizes it.
+/// The daemon keeps it when `set level`, `set movetime` or `set clock` change the limits later.
+fn default_table(s: &Settings) -> usize {
+    let movetime = s.clock.map(|tc| tc.budget(tc.base, 0).soft).or(s.movetime);
+    let limits = checkersbot::engine::Limits {
+        movetime,
+        depth: s.depth,
+        nodes: None,
+    };
+    checkersbot::engine::default_hash_mb(&limits, s.threads)
+}
+
 /// Runs the daemon until `quit`, the end of stdin, SIGINT or SIGTERM.
 pub fn run(args: &ServeArgs) -> Result<()> {
     let mut settings = args.daemon.settings(Settings::default())?;
+    if args.daemon.hash.is_none() {
+        settings.hash_mb = default_table(&settings);
+    }
     if args.daemon.egdb.is_none() {
         settings.egdb = super::common::load_egdb(None, settings.egdb_cache_mb)?;
         settings.egdb_dir = settings

@@ -125,6 +125,46 @@ fn cgroup_left() -> Option<u64> {
     Some(max.saturating_sub(current))
 }
 
+/// The smallest table chosen when none is given, MiB: the default before 2026-11-27, and enough
+/// for the searches of up to about a second.
+pub const AUTO_TABLE_MIN_MB: usize = 16;
+/// The largest table chosen when none is given, MiB (a machine with little memory gets less:
+/// see [`auto_table_cap_mb`]).
+pub const AUTO_TABLE_MAX_MB: usize = 256;
+/// Table bytes per node a search is expected to visit: a compact entry (8 bytes) for every second
+/// node, about what a search stores, so that the deep entries of a move and of the moves before
+/// it stay.
+pub const TABLE_BYTES_PER_NODE: u64 = 4;
+
+/// The largest table chosen when none is given: [`AUTO_TABLE_MAX_MB`], an eighth of the machine's
+/// memory (`MemTotal`: 128 MiB on a 1 GiB robot computer) and a quarter of what is available now,
+/// whichever is least, and never below 1 MiB (figures that cannot be read do not limit it).
+pub fn auto_table_cap_mb() -> usize {
+    let mut cap = AUTO_TABLE_MAX_MB as u64;
+    if let Some(total) = proc_field("/proc/meminfo", "MemTotal") {
+        cap = cap.min(total / 8 / MIB);
+    }
+    if let Some(avail) = mem_available() {
+        cap = cap.min(avail / 4 / MIB);
+    }
+    cap.max(1) as usize
+}
+
+/// The table, MiB, for a search expected to visit `nodes` nodes (`None`: no bound, e.g. an
+/// analysis without limits): [`TABLE_BYTES_PER_NODE`] a node, rounded up to a multiple of 16
+/// MiB, from [`AUTO_TABLE_MIN_MB`] to [`auto_table_cap_mb`].
+pub fn table_mb_for(nodes: Option<u64>) -> usize {
+    let cap = auto_table_cap_mb();
+    let Some(nodes) = nodes else {
+        return cap;
+    };
+    let mb = nodes
+        .saturating_mul(TABLE_BYTES_PER_NODE)
+        .div_ceil(16 * MIB)
+        * 16;
+    (mb as usize).clamp(AUTO_TABLE_MIN_MB.min(cap), cap)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +176,20 @@ mod tests {
             assert!(proc_field("/proc/self/status", "VmSize").is_some());
             let (room, _) = table_room(0, 1).expect("a limit");
             assert!(room > 0);
+        }
+    }
+
+    #[test]
+    fn tables_by_nodes_are_bounded_and_grow() {
+        let cap = auto_table_cap_mb();
+        assert!((1..=AUTO_TABLE_MAX_MB).contains(&cap));
+        assert_eq!(table_mb_for(None), cap);
+        let small = table_mb_for(Some(1_000));
+        assert_eq!(small, AUTO_TABLE_MIN_MB.min(cap));
+        let big = table_mb_for(Some(40_000_000));
+        assert!(big >= small && big <= cap);
+        if cap >= 160 {
+            assert_eq!(big, 160);
         }
     }
 

@@ -95,6 +95,37 @@ impl Limits {
     }
 }
 
+impl Limits {
+    /// About how many nodes a search with these limits visits on `threads` threads, if they bound
+    /// it: 8 million a second a thread with a move time; 7 million at depth 17 on 8x8, 1.75
+    /// times more a ply, with a depth; the node limit; the least of those given.
+    pub fn expected_nodes(&self, threads: usize) -> Option<u64> {
+        let by_time = self
+            .movetime
+            .map(|t| (t.as_secs_f64() * 8e6 * threads.max(1) as f64) as u64);
+        let by_depth = self
+            .depth
+            .map(|d| (7e6 * 1.75f64.powi(d.min(60) as i32 - 17)) as u64);
+        [by_time, by_depth, self.nodes].into_iter().flatten().min()
+    }
+}
+
+/// The table, MiB, for searches with `limits` on `threads` threads when no size is given: sized
+/// for the nodes they are expected to visit ([`Limits::expected_nodes`],
+/// [`memory::table_mb_for`]): 16 MiB up to about a second a move, 32 MiB at 1 s, 160 MiB at 5
+/// s, the most the machine spares (at most 256 MiB, an eighth of its memory) without limits.
+///
+/// ```
+/// use checkersbot::engine::{default_hash_mb, Limits};
+/// use std::time::Duration;
+/// let at = |ms| Limits { movetime: Some(Duration::from_millis(ms)), ..Limits::default() };
+/// assert!(default_hash_mb(&at(100), 1) <= 16);
+/// assert!(default_hash_mb(&at(5000), 1) >= default_hash_mb(&at(1000), 1));
+/// ```
+pub fn default_hash_mb(limits: &Limits, threads: usize) -> usize {
+    memory::table_mb_for(limits.expected_nodes(threads))
+}
+
 /// Engine settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -275,11 +306,15 @@ impl Engine {
     /// An engine with the given settings.
     pub fn new(config: EngineConfig) -> Engine {
         Engine {
-            tt: Tt::new_with(
-                config.hash_mb,
-                config.search.large_pages,
-                config.search.tt_ways,
-            ),
+            tt: {
+                let mut tt = Tt::new_with(
+                    config.hash_mb,
+                    config.search.large_pages,
+                    config.search.tt_ways,
+                );
+                tt.set_age_weight(config.search.tt_age);
+                tt
+            },
             rng: config.seed.unwrap_or(0) ^ 0x5DEE_CE66_D1CE_B00C,
             config,
         }
@@ -310,6 +345,7 @@ impl Engine {
     /// Changes the search settings, for experiments and benches; the defaults are the engine's own.
     pub fn set_search_params(&mut self, params: SearchParams) {
         self.config.search = params;
+        self.tt.set_age_weight(params.tt_age);
     }
 
     /// Resizes the transposition table (its contents are lost).
@@ -317,6 +353,7 @@ impl Engine {
         self.config.hash_mb = mb;
         let p = &self.config.search;
         self.tt = Tt::new_with(mb, p.large_pages, p.tt_ways);
+        self.tt.set_age_weight(p.tt_age);
     }
 
     /// Resizes the transposition table after checking that the machine can hold it; returns the
@@ -569,7 +606,9 @@ fn checked_table(
 
 /// A table of the shape the search settings ask for (`large_pages`, `tt_ways`).
 fn table(mb: usize, threads: usize, params: &SearchParams) -> Result<Tt, TableError> {
-    Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)
+    let mut tt = Tt::try_new_with(mb, threads, params.large_pages, params.tt_ways)?;
+    tt.set_age_weight(params.tt_age);
+    Ok(tt)
 }
 
 /// Expected time of the next iteration from the last two: the last one times their growth factor

@@ -19,6 +19,12 @@
 //!   the nodes to depth 12 by about 2.8 times);
 //! - **reverse futility pruning**: up to three plies from the horizon, a quiet non-PV position
 //!   whose static score is more than 0.6 of a man per ply above beta returns that score;
+//! - **reductions far from the window**: a quiet non-PV node (no capture pending for either
+//!   side) at least three plies from the horizon whose static score is 0.7 of a man or more
+//!   above beta or below alpha is searched a ply less; every such node on a line takes its ply,
+//!   so a line that stays far from the expected score is searched shallower all along it, in the
+//!   manner of ProbCut (since 2026-11-27: 58% fewer nodes to depth 17, at 100 ms a move +17 +/- 34
+//!   Elo against the search without it, docs/experiments/search.md);
 //! - **ProbCut**: a non-PV node at least five plies from the horizon (no capture pending) is
 //!   first searched four plies shallower against beta plus one man; if even that bound holds,
 //!   the node is cut without the full search (together with reverse futility, measured at equal
@@ -92,6 +98,9 @@ const INF: i32 = WIN + 1;
 /// The root window that gives exact scores.
 pub const FULL_WINDOW: (i32, i32) = (-INF, INF);
 const NO_MOVE: u16 = u16::MAX;
+/// Move ordering keeps each move's index in generation order in the low bits of its sort key.
+const INDEX_BITS: u32 = 12;
+const INDEX_MASK: i64 = (1 << INDEX_BITS) - 1;
 
 /// Search settings that are not part of the engine's configuration: for experiments, benches and
 /// matches between variants of the search. The defaults are what the engine plays with.
@@ -143,14 +152,30 @@ pub struct SearchParams {
     /// large pages (the same tree, faster; off is the engine before it, for matches). Read when
     /// an engine makes its table.
     pub large_pages: bool,
-    /// Entries a transposition-table bucket: 4 (one cache line; the shallowest or oldest entry
-    /// is replaced) or 2 (one kept by depth, one always replaced: the engine before, for
-    /// matches). Read when an engine makes its table.
+    /// Entries a transposition-table bucket, which is the table's layout: 8 (one-word entries,
+    /// one cache line, replaced by depth and age; the default), 4 (two-word entries, one cache
+    /// line, the shallowest or oldest entry replaced: the engine before 2026-11-27) or 2 (one
+    /// kept by depth, one always replaced: the engine before that), for matches. Read when an
+    /// engine makes its table.
     pub tt_ways: usize,
+    /// With `tt_ways=8`: plies of depth a table entry is worth less for each search since it
+    /// was written, when the table chooses the entry to replace (see `Tt::set_age_weight`).
+    /// Read when an engine makes its table.
+    pub tt_age: i32,
     /// Late-move pruning: within two plies of the horizon, in a quiet non-PV node, a quiet move
     /// (no crowning, no killer, offering no capture) from index `lmp` times the remaining depth
     /// on is not searched (0 = off).
     pub lmp: i32,
+    /// Reductions far from the window: a quiet non-PV node at least `evr_depth` plies from the
+    /// horizon whose static score is this far above beta or below alpha is searched a ply less
+    /// (0 = off).
+    pub evr: i32,
+    /// Smallest remaining depth where `evr` applies.
+    pub evr_depth: i32,
+    /// Late-move reductions by formula: a reducible move is searched `ln(depth) ln(index + 1) *
+    /// 100 / lmr_div` plies less (at least one; one less at PV nodes); 0 = the fixed one or two
+    /// plies.
+    pub lmr_div: i32,
     /// Contempt, in hundredths of a man: a repetition or no-progress draw in the tree scores this
     /// much below zero for the side to move at the root (and as much above for its opponent), so
     /// that the engine plays on rather than repeat in a position it judges about level (0 = a
@@ -184,7 +209,11 @@ impl Default for SearchParams {
             prefetch: true,
             large_pages: crate::engine::tt::DEFAULT_LARGE_PAGES,
             tt_ways: crate::engine::tt::DEFAULT_WAYS,
+            tt_age: crate::engine::tt::DEFAULT_AGE_WEIGHT,
             lmp: 0,
+            evr: 70,
+            evr_depth: 3,
+            lmr_div: 0,
             contempt: 0,
             time_scale: true,
         }
@@ -196,7 +225,8 @@ impl SearchParams {
     /// matches between variants): `lmr`, `lmr_min_index`, `lmr_min_depth`, `lmr_threat_guard`,
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
     /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
-    /// `prefetch`, `large_pages`, `tt_ways`, `lmp`, `contempt` and `time_scale` (switches take 0 or 1). An empty list changes nothing.
+    /// `prefetch`, `large_pages`, `tt_ways`, `tt_age`, `lmp`, `contempt`, `time_scale`, `evr`,
+    /// `evr_depth` and `lmr_div` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -233,11 +263,15 @@ impl SearchParams {
                 "large_pages" => self.large_pages = flag()?,
                 "tt_ways" => {
                     self.tt_ways = match v {
-                        2 | 4 => v as usize,
-                        _ => return Err(format!("search knob 'tt_ways' is 2 or 4, not {v}")),
+                        2 | 4 | 8 => v as usize,
+                        _ => return Err(format!("search knob 'tt_ways' is 2, 4 or 8, not {v}")),
                     }
                 }
+                "tt_age" => self.tt_age = v.clamp(0, 64),
                 "lmp" => self.lmp = v.max(0),
+                "evr" => self.evr = v.max(0),
+                "evr_depth" => self.evr_depth = v.max(1),
+                "lmr_div" => self.lmr_div = v.max(0),
                 "contempt" => self.contempt = v.clamp(-200, 200),
                 "time_scale" => self.time_scale = flag()?,
                 other => return Err(format!("unknown search knob '{other}'")),
@@ -595,13 +629,20 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         pos.side.index() * 128 * 128 + mv.from.0 as usize * 128 + mv.to.0 as usize
     }
 
-    /// Orders moves in place: TT move, then captures by size, killers, history.
+    /// Orders moves in place: TT move, then captures by size, killers, history. `moves` must be
+    /// in generation order: afterwards [`Searcher::table_move`] reads each one's place in it.
     fn order(&mut self, pos: &Position<G>, moves: &mut [Move<G::B>], tt_move: u16, ply: usize) {
         let killers = self.killers[ply];
+        let by_index = self.tt.indexes_moves();
         let mut keys = std::mem::take(&mut self.keys_buf[ply]);
         keys.clear();
-        for m in moves.iter() {
-            let k: i64 = if tt_move != NO_MOVE && move_id(m) == tt_move {
+        for (i, m) in moves.iter().enumerate() {
+            let is_tt_move = if by_index {
+                i == usize::from(tt_move)
+            } else {
+                move_id(m) == tt_move
+            };
+            let k: i64 = if tt_move != NO_MOVE && is_tt_move {
                 1 << 40
             } else if m.is_capture() {
                 let caps = m.captured.popcount() as i64;
@@ -621,7 +662,9 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                     h
                 }
             };
-            keys.push(k);
+            // The generation index in the low bits: ties keep generation order, as a stable sort
+            // would, and the index stays readable after sorting.
+            keys.push(k << INDEX_BITS | (INDEX_MASK - (i as i64).min(INDEX_MASK)));
         }
         // Insertion sort, best first: lists are short and often nearly sorted.
         for i in 1..moves.len() {
@@ -636,6 +679,59 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             moves[j] = m;
         }
         self.keys_buf[ply] = keys;
+    }
+
+    /// The table's id of the move `order` put at `sorted` at `ply`: its index in generation order
+    /// (as a compact table keeps it), or its move id (the layouts before).
+    #[inline]
+    fn table_move(&self, ply: usize, sorted: usize, mv: &Move<G::B>) -> u16 {
+        if !self.tt.indexes_moves() {
+            return move_id(mv);
+        }
+        match self.keys_buf[ply].get(sorted) {
+            Some(&k) => {
+                let i = INDEX_MASK - (k & INDEX_MASK);
+                if i < INDEX_MASK {
+                    i as u16
+                } else {
+                    NO_MOVE
+                }
+            }
+            None => NO_MOVE,
+        }
+    }
+
+    /// Probes the table for `pos`: sets `tt_move` from an entry, and returns its score if it ends
+    /// the node (a non-PV node below the root, an entry at least `depth` deep whose bound settles
+    /// the window).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn probe_table(
+        &mut self,
+        pos: &Position<G>,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        is_pv: bool,
+        tt_move: &mut u16,
+    ) -> Option<i32> {
+        let e = self.tt.probe(pos.hash)?;
+        self.counters.tt_hits += 1;
+        *tt_move = e.mv;
+        if !is_pv && e.depth as i32 >= depth && ply > 0 {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                self.counters.tt_cutoffs += 1;
+                return Some(s);
+            }
+        }
+        None
     }
 
     /// Negamax with alpha-beta and PVS. `ply` is the distance from the root.
@@ -699,6 +795,16 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                 }
             }
         }
+        let is_pv = beta - alpha > 1;
+        let mut tt_move = NO_MOVE;
+        // The table first where the depth is known (a node at the horizon may still be extended):
+        // a cut-off then costs no move generation.
+        let probed = depth >= 1 && ply < MAX_PLY - 1;
+        if probed {
+            if let Some(s) = self.probe_table(pos, depth, alpha, beta, ply, is_pv, &mut tt_move) {
+                return s;
+            }
+        }
         let mut moves = std::mem::take(&mut self.bufs[ply]);
         pos.generate(&mut moves);
         if moves.is_empty() {
@@ -716,23 +822,10 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             self.bufs[ply] = moves;
             return self.static_eval(pos, ply);
         }
-        let is_pv = beta - alpha > 1;
-        let mut tt_move = NO_MOVE;
-        if let Some(e) = self.tt.probe(pos.hash) {
-            self.counters.tt_hits += 1;
-            tt_move = e.mv;
-            if !is_pv && e.depth as i32 >= depth && ply > 0 {
-                let s = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    self.counters.tt_cutoffs += 1;
-                    self.bufs[ply] = moves;
-                    return s;
-                }
+        if !probed {
+            if let Some(s) = self.probe_table(pos, depth, alpha, beta, ply, is_pv, &mut tt_move) {
+                self.bufs[ply] = moves;
+                return s;
             }
         }
         // Razoring: near the horizon, a quiet non-PV position far below alpha is only evaluated.
@@ -765,6 +858,21 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             if stand - self.params.rfp * depth >= beta {
                 self.bufs[ply] = moves;
                 return stand - self.params.rfp * depth;
+            }
+        }
+        // Far from the window: a ply less.
+        if self.params.evr > 0
+            && depth >= self.params.evr_depth
+            && !is_pv
+            && !forced_capture
+            && !threatened
+            && ply > 0
+            && alpha.abs() < EGDB_BOUND
+            && beta.abs() < EGDB_BOUND
+        {
+            let stand = self.static_eval(pos, ply);
+            if stand >= beta + self.params.evr || stand <= alpha - self.params.evr {
+                depth -= 1;
             }
         }
         // ProbCut: a shallower search far above beta predicts a cut-off.
@@ -816,7 +924,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && ply > 0
             && alpha.abs() < EGDB_BOUND;
         let mut best = -INF;
-        let mut best_move = moves[0];
+        let mut best_at = 0;
         let mut bound = Bound::Upper;
         // With the prefetch, the next move is made before this one is searched and its child's
         // bucket fetched, so that the load overlaps this whole subtree (a child's own probe
@@ -849,7 +957,13 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             } else {
                 let mut reduction = 0;
                 if may_reduce && i >= lmr.lmr_min_index && is_plain(mv, &child, &killers) {
-                    reduction = 1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index);
+                    reduction = if lmr.lmr_div > 0 {
+                        let r = (depth as f64).ln() * ((i + 1) as f64).ln() * 100.0
+                            / lmr.lmr_div as f64;
+                        (r as i32).clamp(1, (new_depth - 1).max(1))
+                    } else {
+                        1 + i32::from(depth >= 6 && i >= 2 * lmr.lmr_min_index)
+                    };
                     if is_pv {
                         reduction -= 1;
                     }
@@ -869,7 +983,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             }
             if score > best {
                 best = score;
-                best_move = *mv;
+                best_at = i;
                 if score > alpha {
                     alpha = score;
                     bound = Bound::Exact;
@@ -900,7 +1014,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         let mv_index = if bound == Bound::Upper && tt_move != NO_MOVE {
             tt_move
         } else {
-            move_id(&best_move)
+            self.table_move(ply, best_at, &moves[best_at])
         };
         self.tt.store(
             pos.hash,
@@ -992,7 +1106,17 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         idx.sort_by_key(|&i| (i != best, -scores[i], i.wrapping_add(self.jitter as usize)));
         let reordered: Vec<Move<G::B>> = idx.iter().map(|&i| order[i]).collect();
         *order = reordered;
-        let mv_index = move_id(&order[0]);
+        let mv_index = if self.tt.indexes_moves() {
+            let mut generated = Vec::new();
+            root.generate(&mut generated);
+            generated
+                .iter()
+                .position(|m| *m == order[0])
+                .filter(|&i| i < INDEX_MASK as usize)
+                .map_or(NO_MOVE, |i| i as u16)
+        } else {
+            move_id(&order[0])
+        };
         if !partial {
             let bound = if best_score <= window.0 {
                 Bound::Upper
@@ -1046,7 +1170,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,lmp=3,contempt=15,time_scale=0")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,tt_age=2,lmp=3,contempt=15,time_scale=0,evr=0,evr_depth=5,lmr_div=150")
             .unwrap();
         assert_eq!(
             p,
@@ -1061,7 +1185,11 @@ mod tests {
                 prefetch: false,
                 large_pages: false,
                 tt_ways: 2,
+                tt_age: 2,
                 lmp: 3,
+                evr: 0,
+                evr_depth: 5,
+                lmr_div: 150,
                 contempt: 15,
                 time_scale: false,
                 ..d
@@ -1070,7 +1198,7 @@ mod tests {
         for (bad, says) in [
             ("probcut", "no '=value'"),
             ("lmr=2", "0 or 1"),
-            ("tt_ways=3", "2 or 4"),
+            ("tt_ways=3", "2, 4 or 8"),
             ("lmp=x", "whole number"),
             ("razor_margin=x", "whole number"),
             ("lmr_min_index=-1", "negative"),
