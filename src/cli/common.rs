@@ -139,8 +139,9 @@ pub struct EngineArgs {
     #[arg(long, default_value_t = 1, value_parser = threads_arg)]
     pub threads: usize,
     /// Transposition table size in MiB (1 to 4096, and what the machine can hold) [default:
-    /// sized for the search: 16 up to about a second a move, 32 at 1 s, 160 at 5 s, up to 256
-    /// without a time limit, never above an eighth of the machine's memory; hub: 16].
+    /// sized for the search: 16 up to about a second a move or depth 17, 32 at 1 s, 96 to depth
+    /// 21, 160 at 5 s, 256 without limits, never above an eighth of the machine's memory; hub:
+    /// 16].
     #[arg(long, value_parser = hash_arg)]
     pub hash: Option<usize>,
     /// Seed for choosing among equally good moves (omit for always the same choice).

@@ -97,7 +97,7 @@ impl Limits {
 
 impl Limits {
     /// About how many nodes a search with these limits visits on `threads` threads, if they bound
-    /// it: 8 million a second a thread with a move time; 7 million at depth 17 on 8x8, 1.75
+    /// it: 8 million a second a thread with a move time; 3.5 million at depth 17 on 8x8, 1.6
     /// times more a ply, with a depth; the node limit; the least of those given.
     pub fn expected_nodes(&self, threads: usize) -> Option<u64> {
         let by_time = self
@@ -105,15 +105,16 @@ impl Limits {
             .map(|t| (t.as_secs_f64() * 8e6 * threads.max(1) as f64) as u64);
         let by_depth = self
             .depth
-            .map(|d| (7e6 * 1.75f64.powi(d.min(60) as i32 - 17)) as u64);
+            .map(|d| (3.5e6 * 1.6f64.powi(d.min(60) as i32 - 17)) as u64);
         [by_time, by_depth, self.nodes].into_iter().flatten().min()
     }
 }
 
 /// The table, MiB, for searches with `limits` on `threads` threads when no size is given: sized
 /// for the nodes they are expected to visit ([`Limits::expected_nodes`],
-/// [`memory::table_mb_for`]): 16 MiB up to about a second a move, 32 MiB at 1 s, 160 MiB at 5
-/// s, the most the machine spares (at most 256 MiB, an eighth of its memory) without limits.
+/// [`memory::table_mb_for`]): 16 MiB up to about a second a move or depth 17, 32 MiB at 1 s,
+/// 96 MiB to depth 21, 160 MiB at 5 s, the most the machine spares (at most 256 MiB, an eighth
+/// of its memory) without limits.
 ///
 /// ```
 /// use checkersbot::engine::{default_hash_mb, Limits};
