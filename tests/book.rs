@@ -432,9 +432,13 @@ fn book_build_writes_and_resumes_a_file() {
 }
 
 fn daemon(input: &str) -> Vec<String> {
+    daemon_with(Settings::deterministic(), input)
+}
+
+fn daemon_with(settings: Settings, input: &str) -> Vec<String> {
     let sink = MemorySink::default();
     replay(
-        Settings::deterministic(),
+        settings,
         std::io::Cursor::new(input.as_bytes().to_vec()),
         Box::new(sink.clone()),
     )
@@ -471,7 +475,7 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("option book type string default off value builtin")),
+            .any(|l| l.starts_with("option book type string default builtin value builtin")),
         "{lines:?}"
     );
     assert!(
@@ -487,6 +491,49 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
         .filter_map(|rest| rest.split(' ').next())
         .collect();
     assert_eq!(books, ["builtin", "none"], "{lines:?}");
+}
+
+/// The daemon's default book: the built-in one at `hard` (the default level) and `max`; `easy`
+/// and `medium` play from their own search unless a book is chosen (`set book`).
+#[test]
+fn the_daemons_default_book_plays_at_hard_and_max_only() {
+    let start_b = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_ b";
+    let game = format!("position {start_b}\nboard {start_b}\nstatus\n");
+    // `max` with a shallow search instead of its 5 s.
+    let max = "set level max\nset movetime 0\nset depth 4\n";
+    let input = format!(
+        "set info final\n{game}set level easy\n{game}set level medium\n{game}{max}{game}\
+         set level easy\nset book builtin\n{game}{max}set book off\n{game}"
+    );
+    // The daemon's own defaults (not replay's), with a shallow search so that the test is quick.
+    let settings = Settings {
+        movetime: None,
+        depth: Some(4),
+        timing: false,
+        ..Settings::default()
+    };
+    let lines = daemon_with(settings, &input);
+    let from_book: Vec<bool> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .map(|l| l.contains(" book pv "))
+        .collect();
+    assert_eq!(
+        from_book,
+        [true, false, false, true, true, false],
+        "{lines:?}"
+    );
+    let books: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("status "))
+        .filter_map(|l| l.split(" book ").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .collect();
+    assert_eq!(
+        books,
+        ["builtin", "none", "none", "builtin", "builtin", "none"],
+        "{lines:?}"
+    );
 }
 
 /// A build's settings for the growth tests: 8x8, the start and every ballot of the ACF deck as

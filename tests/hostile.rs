@@ -92,11 +92,11 @@ fn files_that_are_not_regular_or_too_large_are_refused_at_once_in_the_same_words
         "took {:?}",
         t.elapsed()
     );
-    // The game goes on, with the settings as they were.
+    // The game goes on, with the settings as they were (the default book at `hard`).
     let reply = d.ask(&format!("board {START} b"));
     assert!(reply.starts_with("move "), "{reply}");
     let status = d.ask("status");
-    assert!(status.contains(" book none "), "{status}");
+    assert!(status.contains(" book builtin "), "{status}");
     assert_eq!(d.ask("quit"), "bye");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -38,7 +38,8 @@ impl Served {
         let mut child = Command::new(BIN)
             .env("XDG_CACHE_HOME", NO_CACHE)
             .env("RUST_LOG", if show_log { "debug" } else { "info" })
-            .args(["serve", "--http", "127.0.0.1:0"])
+            // Every bot move searched (the page's thinking state), not answered from the book.
+            .args(["serve", "--http", "127.0.0.1:0", "--book", "off"])
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

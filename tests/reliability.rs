@@ -145,7 +145,16 @@ fn end_of_input_lets_the_search_run_its_budget() {
     )
     .expect("a table");
     let expected = sink.0.lock().unwrap().clone();
-    let mut d = Daemon::start(&["--depth", "11", "--movetime", "0", "--info", "final"]);
+    let mut d = Daemon::start(&[
+        "--depth",
+        "11",
+        "--movetime",
+        "0",
+        "--info",
+        "final",
+        "--book",
+        "off",
+    ]);
     d.send_all_and_close(&input);
     let status = d.wait_exit(Duration::from_secs(120)).expect("exits");
     assert!(status.success(), "{status:?}");
@@ -167,7 +176,7 @@ fn end_of_input_lets_the_search_run_its_budget() {
     assert_eq!(got[2], expected[2]);
 
     // A move time: the search is not cut short (it answered in 10-30 ms before the fix).
-    let mut d = Daemon::start(&["--movetime", "1500", "--info", "final"]);
+    let mut d = Daemon::start(&["--movetime", "1500", "--info", "final", "--book", "off"]);
     let t = Instant::now();
     d.send_all_and_close(&input);
     let status = d.wait_exit(WAIT).expect("exits");

@@ -43,11 +43,13 @@ from checkersbot_client._engine import _Link  # noqa: E402
 from checkersbot_client._types import rotate_move_text, setup_side  # noqa: E402
 
 CALL = 60.0  # the timeout of calls that should answer within seconds
+# The daemons these tests start search every move: the built-in book, on by default at the
+# default level (hard), would answer the start position at once.
 PERSON_PLAYED = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/_p______/p___p_p_/_p_p_p_p/p_p_p_p_"
 
 
 def daemon(*args: str) -> Engine:
-    return Engine.popen([BIN, "serve", "--log-level", "error", *args], timeout=CALL)
+    return Engine.popen([BIN, "serve", "--book", "off", "--log-level", "error", *args], timeout=CALL)
 
 
 def fixed() -> Engine:
@@ -530,7 +532,7 @@ class PythonChessParity(unittest.TestCase):
 
     def test_async_analysis_and_calls(self) -> None:
         async def main() -> Tuple[List[int], int, str, Status]:
-            async with await AsyncEngine.popen([BIN, "serve", "--log-level", "error"]) as bot:
+            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--log-level", "error"]) as bot:
                 depths: List[int] = []
                 async with await bot.analysis(Position.start("b")) as analysis:
                     async for info in analysis:
@@ -802,7 +804,7 @@ class Timeouts(unittest.TestCase):
 
     def test_asyncio_cancel_stops_the_search(self) -> None:
         async def main() -> Optional[Move]:
-            async with await AsyncEngine.popen([BIN, "serve", "--log-level", "error"]) as bot:
+            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--log-level", "error"]) as bot:
                 task = asyncio.ensure_future(bot.play(Position.start("b"), Limit(time=60)))
                 await asyncio.sleep(0.3)
                 task.cancel()
@@ -818,7 +820,7 @@ class Timeouts(unittest.TestCase):
 def listening(*args: str) -> Tuple["subprocess.Popen[str]", int]:
     """A daemon on an ephemeral loopback port, and the port."""
     child = subprocess.Popen(
-        [BIN, "serve", "--listen", "127.0.0.1:0", "--log-level", "info", *args],
+        [BIN, "serve", "--listen", "127.0.0.1:0", "--book", "off", "--log-level", "info", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     port = 0
@@ -865,7 +867,7 @@ class OverTcp(unittest.TestCase):
             end(child)
 
     def test_a_connection_mid_search_is_in_step(self) -> None:
-        child, port = listening("--movetime", "600", "--info", "off", "--book", "off")
+        child, port = listening("--movetime", "600", "--info", "off")
         try:
             bot = Engine.tcp("127.0.0.1", port, timeout=CALL)
             bot.newgame(timeout=CALL)

@@ -7,7 +7,7 @@ camera would, and says what the arm and the person should do after each reply.
 
 A recorded session is daemon input: one request per line, `#` comments and blank lines skipped
 (`tests/sessions/*.in`, `protocol/examples/*.txt` lines after `> `). By default the daemon is started
-as a child process (`serve --depth 4 --movetime 0`, so the moves are the same every run).
+as a child process (`serve --depth 4 --movetime 0 --book off`, so the moves are those of the recorded session).
 
 It imports `checkersbot_client`, installed (`pip install ./protocol/client`) or, run from a
 checkout, the package directory beside this file.
@@ -75,7 +75,7 @@ def main() -> int:
         bot = Engine.serial(args.serial)
     else:
         bot = Engine.popen([args.daemon, "serve", "--depth", "4", "--movetime", "0",
-                            "--log-level", "error"])
+                            "--book", "off", "--log-level", "error"])
     moves = 0
     with bot:
         for line in requests(args.session):

@@ -89,7 +89,8 @@ pub struct DaemonArgs {
     #[arg(long, default_value_t = DEFAULT_CACHE_MB)]
     pub egdb_cache: usize,
     /// Opening book: `builtin` (the 8x8 book built into the program), `off`, or a book file
-    /// written by `checkersbot book build` (as `set book`); used only on its board size.
+    /// written by `checkersbot book build` (as `set book`); used only on its board size, at every
+    /// level [default: the built-in book at `hard` and `max` only].
     #[arg(long)]
     pub book: Option<String>,
     /// The bot's game clock, instead of a fixed move time: BASE+INC or MOVES/BASE+INC in seconds

@@ -52,8 +52,8 @@ pub struct Settings {
     pub egdb: Option<Arc<Egdb>>,
     /// Opening book (`None`: none): a position it holds is answered from it, choosing among
     /// its moves within the level's margin ([`Level::book_margin`]) with the level's seed.
-    /// None by default; a default book would play at `hard` and `max` only
-    /// ([`Settings::book_in_play`]).
+    /// By default the built-in 8x8 book, in play at `hard` and `max` only
+    /// ([`Settings::book_in_play`]); none in [`Settings::deterministic`].
     pub book: Option<Arc<Book>>,
     /// The book was chosen (`set book`, `serve --book`): it is used at every level, not only at
     /// `hard` and `max`.
@@ -108,8 +108,8 @@ impl Default for Settings {
             info: InfoMode::Iterations,
             learned: crate::engine::eval::default_learned(),
             egdb: None,
-            book: None,
-            book_name: "off".into(),
+            book: builtin_book(),
+            book_name: "builtin".into(),
             book_chosen: false,
             timing: true,
             transcript: false,
@@ -127,14 +127,32 @@ impl Default for Settings {
     }
 }
 
+/// The built-in 8x8 book, read once (the daemon's default book; `None` if it did not read,
+/// which `tests/book.rs` rules out).
+fn builtin_book() -> Option<Arc<Book>> {
+    static BUILTIN: std::sync::OnceLock<Option<Arc<Book>>> = std::sync::OnceLock::new();
+    BUILTIN
+        .get_or_init(|| match Book::builtin() {
+            Ok(book) => Some(Arc::new(book)),
+            Err(e) => {
+                tracing::warn!("the built-in book does not read: {e}");
+                None
+            }
+        })
+        .clone()
+}
+
 impl Settings {
-    /// Replay defaults: depth 6, no time limit, one thread, no timings (reproducible output).
+    /// Replay defaults: depth 6, no time limit, one thread, no timings, no book (reproducible
+    /// output: the search's own moves).
     pub fn deterministic() -> Settings {
         Settings {
             movetime: None,
             depth: Some(6),
             threads: 1,
             timing: false,
+            book: None,
+            book_name: "off".into(),
             ..Settings::default()
         }
     }

@@ -285,7 +285,8 @@ def main() -> None:
     os.makedirs(out, exist_ok=True)
     # One thread, no move time and a depth limit: the same move every run (the pictures' text
     # names it).
-    daemon = Daemon(binary, ["--movetime", "0", "--depth", "4", "--threads", "1"])
+    # --book off: every bot move is searched (the thinking state), none answered from the book.
+    daemon = Daemon(binary, ["--movetime", "0", "--depth", "4", "--threads", "1", "--book", "off"])
     listening: Optional[Daemon] = None
     browser = None
     try:

@@ -3,7 +3,7 @@ moves of a position, and a hint for the person."""
 
 from checkersbot_client import Engine, Limit, Position
 
-with Engine.popen(["checkersbot", "serve"]) as engine:
+with Engine.popen(["checkersbot", "serve", "--book", "off"]) as engine:
     # The move for either side of any position (this replaces the daemon's game).
     result = engine.play(Position.start("b"), Limit(depth=6))
     print(f"top plays {result.move}, expects {result.ponder} (score {result.score})")

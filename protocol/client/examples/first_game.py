@@ -5,7 +5,7 @@ from checkersbot_client import BotMove, Engine, GameOver, Unchanged, Wait
 START = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_"
 PERSON_PLAYED = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/_p______/p___p_p_/_p_p_p_p/p_p_p_p_"
 
-with Engine.popen(["checkersbot", "serve", "--depth", "6", "--movetime", "0"]) as engine:
+with Engine.popen(["checkersbot", "serve", "--depth", "6", "--movetime", "0", "--book", "off"]) as engine:
     print(f"connected to {engine.id.name} {engine.id.version} (protocol {engine.id.protocol})")
     engine.newgame()
     for rows in (START, PERSON_PLAYED):  # what the camera sees, one board after the other

@@ -6,7 +6,7 @@ from checkersbot_client import (ArmIncompleteError, BotMove, Engine, EngineError
 START = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_"
 PERSON_PLAYED = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/_p______/p___p_p_/_p_p_p_p/p_p_p_p_"
 
-with Engine.popen(["checkersbot", "serve", "--depth", "4", "--movetime", "0"]) as engine:
+with Engine.popen(["checkersbot", "serve", "--depth", "4", "--movetime", "0", "--book", "off"]) as engine:
     engine.newgame()
     engine.board(START, "p")
     reply = engine.board(PERSON_PLAYED, "p")

@@ -10,7 +10,7 @@ from checkersbot_client import Engine, EngineTimeoutError, Position
 host, port = sys.argv[1].rsplit(":", 1)
 with Engine.tcp(host, int(port)) as engine:  # close() leaves the daemon running
     print(f"round trip {engine.ping() * 1000:.1f} ms")
-    engine.configure({"movetime": 1000, "depth": 0})
+    engine.configure({"movetime": 1000, "depth": 0, "book": "off"})  # a search, not a book move
     engine.position(Position.start("b"))
     try:  # a reply that does not come in time...
         engine.board(Position.start().rows, "b", timeout=0.05)

@@ -5,7 +5,7 @@ import threading
 
 from checkersbot_client import Engine, EngineBusyError, Limit, Position
 
-with Engine.popen(["checkersbot", "serve"]) as engine:
+with Engine.popen(["checkersbot", "serve", "--book", "off"]) as engine:
     searching = threading.Event()
 
     def supervise() -> None:
