@@ -431,6 +431,16 @@ fn book_build_writes_and_resumes_a_file() {
     );
 }
 
+/// The book each `status` line names, in order.
+fn status_books(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("status "))
+        .filter_map(|l| l.split(" book ").nth(1))
+        .filter_map(|rest| rest.split(' ').next())
+        .collect()
+}
+
 fn daemon(input: &str) -> Vec<String> {
     daemon_with(Settings::deterministic(), input)
 }
@@ -484,12 +494,7 @@ fn the_daemon_sets_the_book_and_plays_from_it() {
         "{lines:?}"
     );
     // `status` names the book in use, and none once it is off.
-    let books: Vec<&str> = lines
-        .iter()
-        .filter(|l| l.starts_with("status "))
-        .filter_map(|l| l.split(" book ").nth(1))
-        .filter_map(|rest| rest.split(' ').next())
-        .collect();
+    let books = status_books(&lines);
     assert_eq!(books, ["builtin", "none"], "{lines:?}");
 }
 
@@ -523,12 +528,7 @@ fn the_daemons_default_book_plays_at_hard_and_max_only() {
         [true, false, false, true, true, false],
         "{lines:?}"
     );
-    let books: Vec<&str> = lines
-        .iter()
-        .filter(|l| l.starts_with("status "))
-        .filter_map(|l| l.split(" book ").nth(1))
-        .filter_map(|rest| rest.split(' ').next())
-        .collect();
+    let books = status_books(&lines);
     assert_eq!(
         books,
         ["builtin", "none", "none", "builtin", "builtin", "none"],
