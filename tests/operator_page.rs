@@ -238,19 +238,7 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
     d.plays_a_move();
 
     // An event stream left after its first event, and one left in the middle of its headers.
-    let mut sse = TcpStream::connect(page).expect("connect");
-    sse.set_read_timeout(Some(WAIT)).expect("timeout");
-    sse.write_all(b"GET /events HTTP/1.1\r\nAccept: text/event-stream\r\n\r\n")
-        .expect("ask for events");
-    let mut got = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("\ndata: ") {
-        let n = sse.read(&mut buf).expect("read the stream");
-        assert!(n > 0, "the stream ended");
-        got.extend_from_slice(&buf[..n]);
-    }
-    let head = String::from_utf8_lossy(&got).into_owned();
-    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    let (sse, head) = open_stream(page);
     assert!(head.contains("Content-Type: text/event-stream"), "{head}");
     assert!(head.contains("event: update\nid: "), "{head}");
     drop(sse);
@@ -278,8 +266,8 @@ fn clients_that_leave_send_garbage_or_crowd_the_page_do_not_stop_the_daemon() {
     assert_eq!(d.ask("ping x"), "pong x");
 }
 
-/// Opens an event stream and reads it up to its first event.
-fn open_stream(page: SocketAddr) -> TcpStream {
+/// Opens an event stream and reads it up to its first event: the stream, and what it sent.
+fn open_stream(page: SocketAddr) -> (TcpStream, String) {
     let mut sse = TcpStream::connect(page).expect("connect");
     sse.set_read_timeout(Some(WAIT)).expect("timeout");
     sse.write_all(b"GET /events HTTP/1.1\r\nAccept: text/event-stream\r\n\r\n")
@@ -291,8 +279,9 @@ fn open_stream(page: SocketAddr) -> TcpStream {
         assert!(n > 0, "the stream ended: {}", String::from_utf8_lossy(&got));
         got.extend_from_slice(&buf[..n]);
     }
-    assert!(got.starts_with(b"HTTP/1.1 200 OK\r\n"));
-    sse
+    let head = String::from_utf8_lossy(&got).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+    (sse, head)
 }
 
 /// `n` reads of `/status.json`, each of which must be served (issue 52: with the event streams
@@ -317,7 +306,7 @@ fn status_json_is_served_while_the_event_streams_are_at_their_cap() {
     let mut d = Served::start(&["--movetime", "50"]);
     d.plays_a_move();
     let cap = checkersbot::operator::http::MAX_STREAMS;
-    let streams: Vec<TcpStream> = (0..cap).map(|_| open_stream(d.page)).collect();
+    let streams: Vec<TcpStream> = (0..cap).map(|_| open_stream(d.page).0).collect();
     // One stream more is refused, and says why.
     let answer = get(d.page, "/events");
     assert!(answer.starts_with("HTTP/1.1 503 "), "{answer}");
