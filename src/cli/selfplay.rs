@@ -69,6 +69,15 @@ pub struct SelfPlayArgs {
     /// last generation's weights).
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval: String,
+    /// Endgame database directory (`off` by default): the players probe it in their searches,
+    /// and a game ends on the first position it holds, with its exact result (win, loss or
+    /// draw), so the data's endings are labelled by perfect play. `default` is the user's cache
+    /// directory, as in `search`.
+    #[arg(long, default_value = "off")]
+    egdb: String,
+    /// Memory for the endgame database, MiB (shared by the workers), as in `search`.
+    #[arg(long, default_value_t = checkersbot::engine::egdb::probe::DEFAULT_CACHE_MB)]
+    egdb_cache: usize,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize)> {
@@ -129,6 +138,7 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         engine: EngineConfig {
             hash_mb: args.hash.max(1),
             learned: super::common::load_eval(&args.eval)?,
+            egdb: super::common::load_egdb(Some(&args.egdb), args.egdb_cache)?,
             ..EngineConfig::default()
         },
     };
@@ -140,15 +150,16 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
         let rate = p.games as f64 / secs;
         let eta = (p.total - p.games) as f64 / rate.max(1e-9);
         eprint!(
-            "\rselfplay: {}/{} games, {:.1} games/s, {} positions, ETA {:.0} s   ",
-            p.games, p.total, rate, p.records, eta
+            "\rselfplay: {}/{} games ({} ended by the database), {:.1} games/s, {} positions, ETA {:.0} s   ",
+            p.games, p.total, p.database_ends, rate, p.records, eta
         );
     })
     .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!();
     println!(
-        "{} games, {} positions written to {} in {:.1} s",
+        "{} games ({} ended by the database), {} positions written to {} in {:.1} s",
         done.games,
+        done.database_ends,
         done.records,
         args.out.display(),
         start.elapsed().as_secs_f64()

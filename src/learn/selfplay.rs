@@ -3,11 +3,16 @@
 //! every quiet position of every game (no capture pending for the side to move) becomes a training
 //! [`Record`] with the game's result and the search score.
 //!
+//! With an endgame database in the engine's configuration, a game ends as soon as it reaches a
+//! position the database holds, with the database's exact result: the games' endings are then
+//! labelled by perfect play rather than by how well the engine converts or defends them.
+//!
 //! Game `g` of a run depends only on the seed and `g`, so a run is deterministic for its seed
 //! whatever the number of threads, and `--shard K/N` (games with `g % N == K`) splits the same run
 //! over machines with no overlap. Records are written game by game in game order.
 
 use crate::engine::book::Book;
+use crate::engine::egdb::Value;
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::learn::data::{DataError, Outcome, Record, Writer};
 use crate::learn::parallel::in_order;
@@ -72,6 +77,11 @@ pub struct GameData {
     pub plies: usize,
     /// Whether the game was adjudicated (see [`SelfPlay::adjudicate`]).
     pub adjudicated: bool,
+    /// The database's value of the position the game ended on, for its side to move, when the
+    /// game ended there because the engine's endgame database holds it.
+    pub database: Option<(Side, Value)>,
+    /// The position the game ended on.
+    pub last: AnyPosition,
 }
 
 /// Consecutive plies a side must be scored ahead by the adjudication margin for the game to be
@@ -134,8 +144,13 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
     // The side every search has scored ahead by the margin, and for how many plies in a row.
     let mut ahead: Option<(Side, usize)> = None;
     let mut adjudicated = None;
+    let mut database = None;
     while !game.status().is_over() && game.plies() < run.max_plies {
         let pos = *game.current();
+        if let Some(v) = run.engine.egdb.as_ref().and_then(|db| db.probe_any(&pos)) {
+            database = Some((pos.side(), v));
+            break;
+        }
         let result = engine.search(&pos, &game.history_keys(), &limits, &stop, &mut |_| {});
         let Some(mv) = result.best else { break };
         let score = result.info.score.0;
@@ -164,9 +179,12 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         }
         game.play(&mv);
     }
-    let winner = match (adjudicated, game.status()) {
-        (Some(side), _) => Some(side),
-        (None, Status::Win { winner }) => Some(winner),
+    let winner = match (adjudicated, database, game.status()) {
+        (Some(side), _, _) => Some(side),
+        (None, Some((side, Value::Win(_))), _) => Some(side),
+        (None, Some((side, Value::Loss(_))), _) => Some(side.opponent()),
+        (None, Some((_, Value::Draw)), _) => None,
+        (None, None, Status::Win { winner }) => Some(winner),
         _ => None,
     };
     let records = pending
@@ -185,6 +203,8 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         records,
         plies: game.plies(),
         adjudicated: adjudicated.is_some(),
+        database,
+        last: *game.current(),
     }
 }
 
@@ -197,6 +217,8 @@ pub struct Progress {
     pub total: usize,
     /// Records written.
     pub records: u64,
+    /// Games ended by the endgame database.
+    pub database_ends: usize,
 }
 
 /// Plays this shard's games on `run.threads` threads and appends their records to `out` in game
@@ -213,6 +235,7 @@ pub fn run(
         games: 0,
         total: mine.len(),
         records: 0,
+        database_ends: 0,
     };
     in_order(
         mine.len(),
@@ -224,6 +247,7 @@ pub fn run(
             out.write(&data.records)?;
             progress.games += 1;
             progress.records += data.records.len() as u64;
+            progress.database_ends += usize::from(data.database.is_some());
             on_progress(&progress);
             Ok(())
         },
@@ -470,5 +494,74 @@ mod tests {
         let mut engine = Engine::new(run.engine.clone());
         let data = play_game(&run, &mut engine, 1);
         assert!(data.plies > 4 && !data.records.is_empty());
+    }
+
+    /// With an endgame database, a game ends on the first position the database holds and every
+    /// record is labelled with the database's exact result; no recorded position is one the
+    /// database holds.
+    #[test]
+    fn a_database_ends_the_game_with_its_exact_result() {
+        use crate::engine::egdb::build::{build, BuildOptions};
+        use crate::engine::egdb::Egdb;
+        let dir = std::env::temp_dir().join(format!("cb-selfplay-db-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let opts = BuildOptions {
+            size: BoardSize::S6,
+            pieces: 4,
+            dir: dir.clone(),
+            threads: 1,
+            dtc_pieces: 4,
+            store_captures: false,
+        };
+        build(&opts, &mut |_| {}).expect("build");
+        let db = Arc::new(Egdb::open(&dir, 16).expect("open"));
+        let run = SelfPlay {
+            engine: EngineConfig {
+                egdb: Some(Arc::clone(&db)),
+                ..small().engine
+            },
+            ..small()
+        };
+        let mut engine = Engine::new(run.engine.clone());
+        let mut ended = [0usize; 3];
+        for g in 0..10 {
+            let data = play_game(&run, &mut engine, g);
+            for r in &data.records {
+                assert_eq!(
+                    db.probe_any(&r.position()),
+                    None,
+                    "game {g}: a recorded position is outside the database"
+                );
+            }
+            let Some((side, value)) = data.database else {
+                continue;
+            };
+            assert_eq!(side, data.last.side());
+            assert_eq!(db.probe_any(&data.last), Some(value), "game {g}");
+            let winner = match value {
+                Value::Win(_) => Some(side),
+                Value::Loss(_) => Some(side.opponent()),
+                Value::Draw => None,
+            };
+            ended[match winner {
+                None => 0,
+                Some(Side::Bot) => 1,
+                Some(Side::Player) => 2,
+            }] += 1;
+            assert!(!data.records.is_empty(), "game {g}");
+            for r in &data.records {
+                let expect = match winner {
+                    None => Outcome::Draw,
+                    Some(w) if w == r.side => Outcome::Win,
+                    Some(_) => Outcome::Loss,
+                };
+                assert_eq!(r.outcome, expect, "game {g}");
+            }
+        }
+        assert!(
+            ended.iter().sum::<usize>() >= 5,
+            "most games reach the database: {ended:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
