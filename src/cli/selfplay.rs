@@ -44,6 +44,15 @@ pub struct SelfPlayArgs {
     /// Margin of the book's choices, hundredths of a man (0: always the best line).
     #[arg(long, default_value_t = 60)]
     book_margin: i32,
+    /// Varied plies after the opening: at each, every move is searched with a tenth of --nodes
+    /// and one is chosen at random among those within --vary-margin of the best. With a deck
+    /// (`--openings acf3`) the games from one ballot then differ (at a node budget the engine
+    /// is otherwise deterministic and a ballot gives the same game every time).
+    #[arg(long, default_value_t = 0)]
+    vary_plies: usize,
+    /// Margin of the varied plies' choices, hundredths of a man.
+    #[arg(long, default_value_t = 20)]
+    vary_margin: i32,
     /// A game still going after this many plies is recorded as a draw.
     #[arg(long, default_value_t = 300)]
     max_plies: usize,
@@ -132,6 +141,8 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
             None => None,
         },
         book_margin: args.book_margin.max(0),
+        vary_plies: args.vary_plies,
+        vary_margin: args.vary_margin.max(0),
         max_plies: args.max_plies,
         adjudicate: args.adjudicate,
         threads,

@@ -153,6 +153,8 @@ mod tests {
             ballots: Vec::new(),
             book: None,
             book_margin: 0,
+            vary_plies: 0,
+            vary_margin: 0,
             max_plies: 80,
             adjudicate: None,
             threads: 2,

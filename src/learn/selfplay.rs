@@ -53,6 +53,14 @@ pub struct SelfPlay {
     pub book: Option<Arc<Book>>,
     /// Margin of the book's choices in hundredths of a man (0: always the best line).
     pub book_margin: i32,
+    /// Varied plies after the opening (ballot, book line and random plies): at each, every legal
+    /// move is searched with a tenth of [`SelfPlay::nodes`] and one is chosen at random (with the
+    /// game's seed) among those within [`SelfPlay::vary_margin`] of the best. At a node budget
+    /// the engine is deterministic, so a deck's ballot otherwise gives the same game every time;
+    /// these plies make the games from one ballot differ while staying near the best play.
+    pub vary_plies: usize,
+    /// Margin of the varied plies' choices, hundredths of a man.
+    pub vary_margin: i32,
     /// A game still going after this many plies is a draw.
     pub max_plies: usize,
     /// Win adjudication: a game ends as a win for a side once the searches of both sides have
@@ -125,6 +133,55 @@ fn opening(run: &SelfPlay, index: usize, first: Side, rng: &mut Rng) -> Game {
     game
 }
 
+/// The moves of `pos` (at least one) scored by a search of each successor with `nodes`, from
+/// the side to move's point of view.
+fn scored_moves(
+    engine: &mut Engine,
+    game: &Game,
+    nodes: u64,
+) -> Vec<(crate::rules::any_size::MoveInfo, i32)> {
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let stop = AtomicBool::new(false);
+    let pos = game.current();
+    let mut history = game.history_keys();
+    history.push(pos.hash_key());
+    pos.successors()
+        .into_iter()
+        .map(|(mv, child)| {
+            // A capture or a man's move ends the repetitions the child can make.
+            let before: &[u64] = if pos.is_irreversible(&mv) {
+                &[]
+            } else {
+                &history
+            };
+            let r = engine.search(&child, before, &limits, &stop, &mut |_| {});
+            (mv, -r.info.score.0)
+        })
+        .collect()
+}
+
+/// The varied plies (see [`SelfPlay::vary_plies`]).
+fn vary(run: &SelfPlay, engine: &mut Engine, game: &mut Game, rng: &mut Rng) {
+    for _ in 0..run.vary_plies {
+        if game.status().is_over() {
+            break;
+        }
+        let scored = scored_moves(engine, game, (run.nodes / 10).max(1));
+        let Some(best) = scored.iter().map(|&(_, s)| s).max() else {
+            break;
+        };
+        let near: Vec<_> = scored
+            .iter()
+            .filter(|&&(_, s)| s >= best - run.vary_margin.max(0))
+            .collect();
+        let mv = near[rng.below(near.len())].0.clone();
+        game.play(&mv);
+    }
+}
+
 /// Plays game `index` of a run with `engine` (cleared first).
 pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData {
     let mut rng = Rng::new(game_seed(run.seed, index));
@@ -135,6 +192,7 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         Side::Player
     };
     let mut game = opening(run, index, first, &mut rng);
+    vary(run, engine, &mut game, &mut rng);
     let limits = Limits {
         nodes: Some(run.nodes),
         ..Limits::default()
@@ -272,6 +330,8 @@ mod tests {
             ballots: Vec::new(),
             book: None,
             book_margin: 0,
+            vary_plies: 0,
+            vary_margin: 0,
             max_plies: 120,
             adjudicate: None,
             threads: 2,
@@ -563,5 +623,51 @@ mod tests {
             "most games reach the database: {ended:?}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The varied plies after a ballot: each is a move within the margin of the best by the
+    /// search of every move, the same search replayed on a fresh engine gives the same scores,
+    /// and the games' seeds give one ballot different continuations.
+    #[test]
+    fn varied_plies_stay_within_the_margin_and_vary_a_ballots_games() {
+        let spec: crate::rules::openings::DeckSpec = "acf3:10-10".parse().expect("spec");
+        let run = SelfPlay {
+            size: BoardSize::S8,
+            ballots: spec.ballots().expect("ballots"),
+            opening_plies: 0,
+            nodes: 3000,
+            vary_plies: 4,
+            vary_margin: 30,
+            ..small()
+        };
+        let mut lines: Vec<Vec<MoveInfo>> = Vec::new();
+        for g in 0..8 {
+            let mut rng = Rng::new(game_seed(run.seed, g));
+            let mut game = opening(&run, g, Side::Bot, &mut rng);
+            assert_eq!(game.plies(), 3, "the ballot");
+            let mut engine = Engine::new(run.engine.clone());
+            vary(&run, &mut engine, &mut game, &mut rng);
+            assert_eq!(game.plies(), 7, "game {g}: four varied plies");
+            let mut replay = Game::new(AnyPosition::initial(BoardSize::S8, Side::Bot));
+            for mv in &game.moves()[..3] {
+                replay.play(mv);
+            }
+            let mut fresh = Engine::new(run.engine.clone());
+            for mv in &game.moves()[3..] {
+                let scored = scored_moves(&mut fresh, &replay, run.nodes / 10);
+                let best = scored.iter().map(|&(_, s)| s).max().expect("moves");
+                let mine = scored.iter().find(|(m, _)| m == mv).expect("a legal move");
+                assert!(
+                    mine.1 >= best - run.vary_margin,
+                    "game {g}: {mine:?}, best {best}"
+                );
+                replay.play(mv);
+            }
+            let line = game.moves()[3..].to_vec();
+            if !lines.contains(&line) {
+                lines.push(line);
+            }
+        }
+        assert!(lines.len() >= 2, "{} distinct continuations", lines.len());
     }
 }
