@@ -51,7 +51,7 @@ pub struct SelfPlayArgs {
     #[arg(long, default_value_t = 0)]
     vary_plies: usize,
     /// Margin of the varied plies' choices, hundredths of a man.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 40)]
     vary_margin: i32,
     /// A game still going after this many plies is recorded as a draw.
     #[arg(long, default_value_t = 300)]
