@@ -85,9 +85,9 @@ pub struct GameData {
     pub plies: usize,
     /// Whether the game was adjudicated (see [`SelfPlay::adjudicate`]).
     pub adjudicated: bool,
-    /// The database's value of the position the game ended on, for its side to move, when the
-    /// game ended there because the engine's endgame database holds it.
-    pub database: Option<(Side, Value)>,
+    /// The database's value of the position the game ended on ([`GameData::last`]), for its side
+    /// to move, when the game ended there because the engine's endgame database holds it.
+    pub database: Option<Value>,
     /// The position the game ended on.
     pub last: AnyPosition,
 }
@@ -133,8 +133,8 @@ fn opening(run: &SelfPlay, index: usize, first: Side, rng: &mut Rng) -> Game {
     game
 }
 
-/// The moves of `pos` (at least one) scored by a search of each successor with `nodes`, from
-/// the side to move's point of view.
+/// Every move of the game's position with its score for the side to move: the engine's
+/// analysis of as many lines as there are moves, each line searched with `nodes`.
 fn scored_moves(
     engine: &mut Engine,
     game: &Game,
@@ -144,22 +144,13 @@ fn scored_moves(
         nodes: Some(nodes),
         ..Limits::default()
     };
-    let stop = AtomicBool::new(false);
     let pos = game.current();
-    let mut history = game.history_keys();
-    history.push(pos.hash_key());
-    pos.successors()
+    let lines = pos.legal_moves().len();
+    let stop = AtomicBool::new(false);
+    engine
+        .analyse(pos, &game.history_keys(), &limits, lines, &stop)
         .into_iter()
-        .map(|(mv, child)| {
-            // A capture or a man's move ends the repetitions the child can make.
-            let before: &[u64] = if pos.is_irreversible(&mv) {
-                &[]
-            } else {
-                &history
-            };
-            let r = engine.search(&child, before, &limits, &stop, &mut |_| {});
-            (mv, -r.info.score.0)
-        })
+        .filter_map(|r| Some((r.best?, r.info.score.0)))
         .collect()
 }
 
@@ -206,7 +197,7 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
     while !game.status().is_over() && game.plies() < run.max_plies {
         let pos = *game.current();
         if let Some(v) = run.engine.egdb.as_ref().and_then(|db| db.probe_any(&pos)) {
-            database = Some((pos.side(), v));
+            database = Some(v);
             break;
         }
         let result = engine.search(&pos, &game.history_keys(), &limits, &stop, &mut |_| {});
@@ -237,11 +228,12 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         }
         game.play(&mv);
     }
+    let last = *game.current();
     let winner = match (adjudicated, database, game.status()) {
         (Some(side), _, _) => Some(side),
-        (None, Some((side, Value::Win(_))), _) => Some(side),
-        (None, Some((side, Value::Loss(_))), _) => Some(side.opponent()),
-        (None, Some((_, Value::Draw)), _) => None,
+        (None, Some(Value::Win(_)), _) => Some(last.side()),
+        (None, Some(Value::Loss(_)), _) => Some(last.side().opponent()),
+        (None, Some(Value::Draw), _) => None,
         (None, None, Status::Win { winner }) => Some(winner),
         _ => None,
     };
@@ -262,7 +254,7 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         plies: game.plies(),
         adjudicated: adjudicated.is_some(),
         database,
-        last: *game.current(),
+        last,
     }
 }
 
@@ -593,10 +585,10 @@ mod tests {
                     "game {g}: a recorded position is outside the database"
                 );
             }
-            let Some((side, value)) = data.database else {
+            let Some(value) = data.database else {
                 continue;
             };
-            assert_eq!(side, data.last.side());
+            let side = data.last.side();
             assert_eq!(db.probe_any(&data.last), Some(value), "game {g}");
             let winner = match value {
                 Value::Win(_) => Some(side),
