@@ -254,7 +254,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     }
     // Block the termination signals before any thread starts, so that every thread inherits the
     // mask and only the signal thread receives them.
-    let signals = signals::block();
+    let signals = super::common::block_termination_signals();
     // The page's address is taken before the daemon starts, so that a port in use ends `serve`
     // at once with its address, as `--listen` does.
     let page = match args.http {
@@ -277,8 +277,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         Ok(())
     };
     let (tx, rx) = channel();
-    if let Some(set) = signals {
-        signals::spawn_waiter(set, tx.clone());
+    if let Some(signals) = signals {
+        let tx = tx.clone();
+        signals.forward(move |sig| tx.send(Event::Signal(sig)).is_ok());
     }
     let token = match &args.token_file {
         Some(path) => Some(network::read_token(path).map_err(|e| anyhow!("--token-file {e}"))?),
@@ -375,67 +376,6 @@ where
         })
         .context("cannot start the reader thread")?;
     Ok(())
-}
-
-/// SIGINT and SIGTERM through `sigwait` on a thread of their own (libc is already a dependency of
-/// the serial port crate, so no new crate is needed).
-#[cfg(unix)]
-mod signals {
-    use checkersbot::daemon::Event;
-    use std::sync::mpsc::Sender;
-
-    /// A signal set that can be moved to the waiting thread.
-    pub struct Set(libc::sigset_t);
-
-    // SAFETY: a sigset_t is plain data.
-    unsafe impl Send for Set {}
-
-    /// Blocks SIGINT and SIGTERM in this thread (and the threads it starts from now on).
-    pub fn block() -> Option<Set> {
-        // SAFETY: the set is initialised by sigemptyset before use; the calls only read it.
-        unsafe {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGINT);
-            libc::sigaddset(&mut set, libc::SIGTERM);
-            if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
-                tracing::warn!("cannot block SIGINT/SIGTERM; they will end the daemon abruptly");
-                return None;
-            }
-            Some(Set(set))
-        }
-    }
-
-    /// Waits for the blocked signals and turns each into an [`Event::Signal`].
-    pub fn spawn_waiter(set: Set, tx: Sender<Event>) {
-        let spawned = std::thread::Builder::new()
-            .name("signals".into())
-            .spawn(move || loop {
-                let mut sig: libc::c_int = 0;
-                // SAFETY: `set` is a valid, initialised signal set; `sig` is a valid out-pointer.
-                let r = unsafe { libc::sigwait(&set.0, &mut sig) };
-                if r != 0 || tx.send(Event::Signal(sig)).is_err() {
-                    return;
-                }
-            });
-        if let Err(e) = spawned {
-            tracing::warn!("cannot start the signal thread: {e}");
-        }
-    }
-}
-
-#[cfg(not(unix))]
-mod signals {
-    use checkersbot::daemon::Event;
-    use std::sync::mpsc::Sender;
-
-    pub struct Set;
-
-    pub fn block() -> Option<Set> {
-        None
-    }
-
-    pub fn spawn_waiter(_: Set, _: Sender<Event>) {}
 }
 
 #[cfg(test)]
