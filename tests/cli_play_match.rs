@@ -185,6 +185,57 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
     assert_eq!(out.status.code(), Some(2), "a bad value is a usage error");
 }
 
+/// The first SIGTERM ends a long match after the game being played: it exits cleanly with the
+/// table of the games played and says that it was stopped.
+#[cfg(unix)]
+#[test]
+fn match_stops_on_sigterm_after_the_game_and_prints_its_table() {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = bin()
+        .args([
+            "match",
+            "--games",
+            "400",
+            "--movetime-a",
+            "20",
+            "--movetime-b",
+            "20",
+        ])
+        .args(["--book", "off", "--seed", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut header = String::new();
+    stdout.read_line(&mut header).expect("read");
+    // The header comes after the signals are taken over, so the signal cannot kill it.
+    assert!(header.starts_with("match: "), "{header}");
+    // SAFETY: kill with a child's pid and a standard signal.
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(r, 0);
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).expect("read");
+    let out = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{rest}{err}");
+    assert!(err.contains("stopping after this game"), "{err}");
+    let played = rest
+        .lines()
+        .find_map(|l| l.strip_prefix("match stopped by a signal after "))
+        .and_then(|l| l.strip_suffix(" of 400 games"))
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("no stop line: {rest}"));
+    assert!((1..400).contains(&played), "{rest}");
+    assert_eq!(rest.matches(" (wins-losses-draws)").count(), 1, "{rest}");
+    assert_eq!(
+        rest.lines().filter(|l| l.starts_with("game ")).count(),
+        played,
+        "{rest}"
+    );
+    assert!(rest.contains(&format!("\n{played} games: ")), "{rest}");
+}
+
 /// PDN written by `match` replays move for move in another program, pydraughts, for games from the
 /// standard start and for games where `p` (PDN's White) moves first from a set-up position. Skipped
 /// with a note where Python or pydraughts is missing, except in CI (`CI` set), which installs it.

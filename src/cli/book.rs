@@ -276,7 +276,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         },
         a.save_every
     );
-    let stop = super::common::stop_on_signals();
+    let stop = super::common::stop_on_signals("stopping after saving");
     let out = a.out.clone();
     let mut last: Option<Instant> = None;
     let max_positions = a.max_positions;

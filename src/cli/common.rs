@@ -298,18 +298,19 @@ pub fn style_parser() -> impl clap::builder::TypedValueParser<Value = Style> {
 }
 
 /// A flag raised by the first SIGINT or SIGTERM from now on (a second one ends the program at
-/// once), for long jobs that stop cleanly: they check it, save and return. The signals are
-/// blocked in the calling thread and the threads it starts later, and waited for on a thread of
-/// their own; call it before starting other threads.
-pub fn stop_on_signals() -> &'static std::sync::atomic::AtomicBool {
+/// once), for long jobs that stop cleanly: they check it, finish what they must and return;
+/// `stopping` says what they do (e.g. "stopping after saving"). The signals are blocked in the
+/// calling thread and the threads it starts later, and waited for on a thread of their own; call
+/// it before starting other threads.
+pub fn stop_on_signals(stopping: &'static str) -> &'static std::sync::atomic::AtomicBool {
     static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if let Some(signals) = block_termination_signals() {
-        signals.forward(|sig| {
+        signals.forward(move |sig| {
             if STOP.swap(true, std::sync::atomic::Ordering::SeqCst) {
                 eprintln!("signal {sig} again: exiting at once");
                 std::process::exit(130);
             }
-            eprintln!("signal {sig}: stopping after saving (again to exit at once)");
+            eprintln!("signal {sig}: {stopping} (again to exit at once)");
             true
         });
     }

@@ -390,6 +390,9 @@ fn record_text(r: &GameRecord, a: &str, b: &str) -> String {
 
 /// Runs the match.
 pub fn run(args: &MatchArgs) -> Result<()> {
+    // Before any engine starts a thread: the first SIGINT or SIGTERM ends the match after the
+    // game being played, with the table of the games so far.
+    let stop = super::common::stop_on_signals("stopping after this game");
     let side = parse_side(&args.side)?;
     let grid = match (&args.layout, &args.board) {
         (Some(path), _) => load_layout(path)?,
@@ -560,11 +563,18 @@ pub fn run(args: &MatchArgs) -> Result<()> {
                 write_error.get_or_insert(e);
             }
         }
+        !stop.load(std::sync::atomic::Ordering::SeqCst)
     });
     if let Some(mut w) = pdn {
         if let Err(e) = w.flush() {
             write_error.get_or_insert(e);
         }
+    }
+    if stats.games < games {
+        println!(
+            "match stopped by a signal after {} of {games} games",
+            stats.games
+        );
     }
     print!("\n{}", stats.table(&a.name, &b.name));
     if let Some(e) = write_error {

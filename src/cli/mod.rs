@@ -54,6 +54,7 @@ pub enum Command {
     /// Play a game against the bot in the terminal.
     Play(play::PlayArgs),
     /// Let two configurations (or the engine and a random player) play a series of games.
+    /// SIGINT or SIGTERM ends it after the game being played, with the table of the games so far.
     Match(matches::MatchArgs),
     /// The engine plays itself and writes training data for the learned evaluation.
     Selfplay(selfplay::SelfPlayArgs),

@@ -30,7 +30,7 @@
 //!     games: 2,
 //!     ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
 //! };
-//! let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| {});
+//! let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| true);
 //! assert_eq!(stats.a_wins, 2);
 //! assert_eq!(games.len(), 2);
 //! ```
@@ -650,13 +650,14 @@ fn outcome_of(status: Status) -> Option<Outcome> {
     }
 }
 
-/// Plays the match. `on_game` is called after each game with its record and the totals so far.
-/// Returns the totals and every game.
+/// Plays the match. `on_game` is called after each game with its record and the totals so far,
+/// and returns whether to go on: `false` ends the match there (e.g. when the operator stops it),
+/// with the games played so far. Returns the totals and every game played.
 pub fn run_match(
     a: &PlayerSpec,
     b: &PlayerSpec,
     opts: &MatchOptions,
-    on_game: &mut dyn FnMut(&GameRecord, &MatchStats),
+    on_game: &mut dyn FnMut(&GameRecord, &MatchStats) -> bool,
 ) -> (MatchStats, Vec<GameRecord>) {
     let mut players = [Player::of(a), Player::of(b)];
     let mut stats = MatchStats {
@@ -756,8 +757,11 @@ pub fn run_match(
             outcome,
         };
         stats.add(&record);
-        on_game(&record, &stats);
+        let go_on = on_game(&record, &stats);
         records.push(record);
+        if !go_on {
+            break;
+        }
     }
     (stats, records)
 }
@@ -835,7 +839,7 @@ mod tests {
             max_plies: 40,
             ..MatchOptions::new(start)
         };
-        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| {});
+        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| true);
         assert_eq!(stats.games, 4);
         assert_eq!(stats.a_wins + stats.b_wins + stats.draws, 4);
         let sides: Vec<Side> = games.iter().map(|g| g.a_side).collect();
@@ -844,6 +848,36 @@ mod tests {
         assert_eq!(games[0].moves[..4], games[1].moves[..4]);
         assert_ne!(games[0].moves[..4], games[2].moves[..4]);
         assert!(games.iter().all(|g| g.moves.len() <= 40));
+    }
+
+    /// `on_game` returning false ends the match after that game: the totals and records hold
+    /// the games played, and they are the same games as the longer match's first ones.
+    #[test]
+    fn a_match_stops_after_the_game_its_caller_refuses_to_go_on_from() {
+        let random = PlayerSpec {
+            name: "r".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 6,
+            opening_plies: 2,
+            max_plies: 60,
+            seed: 5,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
+        };
+        let mut seen = 0;
+        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |r, s| {
+            seen += 1;
+            assert_eq!((r.number, s.games), (seen, seen));
+            seen < 3
+        });
+        assert_eq!(seen, 3);
+        assert_eq!(stats.games, 3);
+        assert_eq!(stats.a_wins + stats.b_wins + stats.draws, 3);
+        let (_, all) = run_match(&random, &random.clone(), &opts, &mut |_, _| true);
+        assert_eq!(all.len(), 6);
+        let moves = |g: &[GameRecord]| g.iter().map(|r| r.moves.clone()).collect::<Vec<_>>();
+        assert_eq!(moves(&games), moves(&all[..3]));
     }
 
     /// A range of the ACF deck plays each ballot twice, colours swapped, in order; the table
@@ -865,7 +899,7 @@ mod tests {
             seed: 3,
             ..MatchOptions::new(deck.start())
         };
-        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| {});
+        let (stats, games) = run_match(&random, &random.clone(), &opts, &mut |_, _| true);
         assert_eq!(games.len(), 6);
         let numbers: Vec<Option<usize>> = games.iter().map(|g| g.ballot).collect();
         assert_eq!(numbers, [5, 5, 6, 6, 7, 7].map(Some));
@@ -916,7 +950,8 @@ mod tests {
         };
         let mut lines = Vec::new();
         let (stats, _) = run_match(&engine, &random, &opts, &mut |r, s| {
-            lines.push(progress_line(r, s, "engine", "random", 6))
+            lines.push(progress_line(r, s, "engine", "random", 6));
+            true
         });
         assert_eq!(stats.a_wins, 6, "{lines:#?}");
         assert!(stats.a.nodes > 0 && stats.a.max_depth >= 4);
@@ -957,7 +992,7 @@ mod tests {
             clocks: [Some(clock), None],
             ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
         };
-        let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| {});
+        let (stats, games) = run_match(&engine, &random, &opts, &mut |_, _| true);
         assert_eq!(stats.a_wins, 2);
         assert!(games.iter().all(|g| g.outcome.ending == Ending::NoMoves));
         // Searched by time, not a depth limit: deeper than the 6 plies of the default depth.
@@ -989,7 +1024,7 @@ mod tests {
             seed: 5,
             ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
         };
-        let (stats, _) = run_match(&student, &random, &opts, &mut |_, _| {});
+        let (stats, _) = run_match(&student, &random, &opts, &mut |_, _| true);
         assert_eq!(stats.a_wins, 4, "{}", stats.table("student", "random"));
         assert!(stats.a.nodes > 0 && stats.a.max_depth == 4 && stats.a.moves > 0);
         assert!(stats.a.depth_sum > 0 && stats.a.tt_hits > 0);
@@ -1012,7 +1047,7 @@ mod tests {
             max_plies: 120,
             ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
         };
-        let (stats, games) = run_match(&engine, &student, &opts, &mut |_, _| {});
+        let (stats, games) = run_match(&engine, &student, &opts, &mut |_, _| true);
         assert_eq!(stats.games, 2);
         for g in &games {
             let mut game = Game::new(g.start);
