@@ -771,6 +771,13 @@ mod tests {
     use super::*;
     use crate::rules::geometry::BoardSize;
 
+    fn random_player() -> PlayerSpec {
+        PlayerSpec {
+            name: "r".into(),
+            kind: PlayerKind::Random,
+        }
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 0.05
     }
@@ -829,10 +836,7 @@ mod tests {
         let o2 = random_opening(&start, 6, &mut Rng::new(3));
         assert_eq!(o1, o2);
         assert_eq!(o1.len(), 6);
-        let random = PlayerSpec {
-            name: "r".into(),
-            kind: PlayerKind::Random,
-        };
+        let random = random_player();
         let opts = MatchOptions {
             games: 4,
             opening_plies: 4,
@@ -854,10 +858,7 @@ mod tests {
     /// the games played, and they are the same games as the longer match's first ones.
     #[test]
     fn a_match_stops_after_the_game_its_caller_refuses_to_go_on_from() {
-        let random = PlayerSpec {
-            name: "r".into(),
-            kind: PlayerKind::Random,
-        };
+        let random = random_player();
         let opts = MatchOptions {
             games: 6,
             opening_plies: 2,
@@ -887,10 +888,7 @@ mod tests {
         let spec: crate::rules::openings::DeckSpec = "acf3:5-7".parse().expect("spec");
         let deck = spec.deck().expect("deck");
         let ballots = spec.ballots().expect("ballots");
-        let random = PlayerSpec {
-            name: "r".into(),
-            kind: PlayerKind::Random,
-        };
+        let random = random_player();
         let opts = MatchOptions {
             games: 2 * ballots.len(),
             ballots: ballots.clone(),
