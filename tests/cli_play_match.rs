@@ -481,3 +481,64 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     assert!(err.contains("--init"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `match --adjudicate-egdb` ends games at the database's positions and says so; a directory
+/// without a database is refused with a message naming the flag.
+#[test]
+fn match_adjudicated_by_an_endgame_database() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-adjudicate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = bin()
+        .args([
+            "egdb",
+            "build",
+            "--size",
+            "6",
+            "--pieces",
+            "4",
+            "--threads",
+            "1",
+        ])
+        .arg("--dir")
+        .arg(&dir)
+        .output()
+        .expect("binary runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = bin()
+        .args([
+            "match",
+            "--size",
+            "6",
+            "--player-a",
+            "random",
+            "--player-b",
+            "random",
+        ])
+        .args(["--games", "10", "--seed", "4", "--adjudicate-egdb"])
+        .arg(&dir)
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(&format!(
+            "adjudicated by the endgame database {}",
+            dir.display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("(endgame database"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = bin()
+        .args(["match", "--size", "6", "--games", "2", "--adjudicate-egdb"])
+        .arg(&dir)
+        .output()
+        .expect("binary runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--adjudicate-egdb"), "{err}");
+}

@@ -161,6 +161,11 @@ pub struct MatchArgs {
     /// unless told, so that they compare like with like.
     #[arg(long)]
     egdb: Option<String>,
+    /// Adjudicate by an endgame database (a directory, or `default`): a game ends at the first
+    /// position the database holds, with its exact result, sparing the plies of an ending already
+    /// decided (the players' own databases are set apart, by --egdb).
+    #[arg(long)]
+    adjudicate_egdb: Option<String>,
     /// Endgame database for A only (overrides --egdb).
     #[arg(long)]
     egdb_a: Option<String>,
@@ -450,6 +455,22 @@ pub fn run(args: &MatchArgs) -> Result<()> {
     } else {
         open(&spec_b)?
     };
+    let adjudicate = match &args.adjudicate_egdb {
+        None => None,
+        Some(spec) if Some(spec) == spec_a.0.as_ref() && args.egdb_cache == spec_a.1 => {
+            egdb_a.clone()
+        }
+        Some(spec) if spec == "default" => super::common::load_egdb(Some(spec), args.egdb_cache)?,
+        Some(dir) => Some(Arc::new(
+            Egdb::open(std::path::Path::new(dir), args.egdb_cache)
+                .map_err(|e| anyhow!("--adjudicate-egdb {e}"))?,
+        )),
+    };
+    if let (Some(spec), None) = (&args.adjudicate_egdb, &adjudicate) {
+        return Err(anyhow!(
+            "--adjudicate-egdb {spec}: no endgame database there (build one with `egdb build`)"
+        ));
+    }
     let spec_a = args.book_a.as_ref().unwrap_or(&args.book);
     let spec_b = args.book_b.as_ref().unwrap_or(&args.book);
     let book_a = super::common::load_book(spec_a)?;
@@ -527,6 +548,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         max_plies: args.max_plies,
         ponder_a: args.ponder_a,
         clocks: [args.clock_a, args.clock_b],
+        adjudicate,
     };
     if args.ponder_a {
         if args.player_a != Kind::Engine {
@@ -545,8 +567,15 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         Openings::Random(plies) => format!("{plies} random opening plies"),
         Openings::Deck(spec) => format!("openings {spec} ({} ballots)", opts.ballots.len()),
     };
+    let adjudication = match &opts.adjudicate {
+        Some(db) => format!(
+            ", adjudicated by the endgame database {}",
+            db.dir().display()
+        ),
+        None => String::new(),
+    };
     println!(
-        "match: {} vs {}, {} games from {} ({} to move), {openings}, seed {}, cap {} plies",
+        "match: {} vs {}, {} games from {} ({} to move), {openings}, seed {}, cap {} plies{adjudication}",
         a.name,
         b.name,
         games,

@@ -36,6 +36,7 @@
 //! ```
 
 use crate::engine::clock::{Budget, TimeControl};
+use crate::engine::egdb::{Egdb, Value};
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::play::level::{choose_move, Misstep};
 use crate::play::student::Student;
@@ -47,6 +48,7 @@ use crate::rules::position::Side;
 use std::fmt;
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What kind of player takes part in a match.
@@ -110,6 +112,11 @@ pub struct MatchOptions {
     /// is the move time, its soft limit the search's), the time a move took is taken off and the
     /// increment added; a player whose clock runs out loses ([`Ending::Time`]).
     pub clocks: [Option<TimeControl>; 2],
+    /// Adjudication by an endgame database: a game ends at the first position it holds (after
+    /// the opening), with the database's exact result ([`Ending::Database`]). Both players still
+    /// search with their own databases, if any; this only spares the plies of an ending whose
+    /// result is already known.
+    pub adjudicate: Option<Arc<Egdb>>,
 }
 
 impl MatchOptions {
@@ -124,6 +131,7 @@ impl MatchOptions {
             max_plies: 300,
             ponder_a: false,
             clocks: [None, None],
+            adjudicate: None,
         }
     }
 }
@@ -141,6 +149,8 @@ pub enum Ending {
     MaxPlies,
     /// The loser's game clock ran out.
     Time,
+    /// The endgame database of [`MatchOptions::adjudicate`] holds the position: its result.
+    Database,
 }
 
 impl Ending {
@@ -152,6 +162,7 @@ impl Ending {
             Ending::NoProgress => "no-progress rule",
             Ending::MaxPlies => "ply cap",
             Ending::Time => "out of time",
+            Ending::Database => "endgame database",
         }
     }
 }
@@ -650,6 +661,20 @@ fn outcome_of(status: Status) -> Option<Outcome> {
     }
 }
 
+/// The database's result for the game's position, if it holds it.
+fn adjudicated(db: &Egdb, game: &Game) -> Option<Outcome> {
+    let pos = game.current();
+    let winner = match db.probe_any(pos)? {
+        Value::Win(_) => Some(pos.side()),
+        Value::Loss(_) => Some(pos.side().opponent()),
+        Value::Draw => None,
+    };
+    Some(Outcome {
+        winner,
+        ending: Ending::Database,
+    })
+}
+
 /// Plays the match. `on_game` is called after each game with its record and the totals so far,
 /// and returns whether to go on: `false` ends the match there (e.g. when the operator stops it),
 /// with the games played so far. Returns the totals and every game played.
@@ -693,6 +718,13 @@ pub fn run_match(
         let mut clock_moves = [0u32; 2];
         let outcome = loop {
             if let Some(o) = outcome_of(game.status()) {
+                break o;
+            }
+            if let Some(o) = opts
+                .adjudicate
+                .as_ref()
+                .and_then(|db| adjudicated(db, &game))
+            {
                 break o;
             }
             if game.plies() >= opts.max_plies {
@@ -963,6 +995,65 @@ mod tests {
         let table = stats.table("engine", "random");
         assert!(table.contains("6 games: engine 6-0-0 random"), "{table}");
         assert!(table.contains("Elo +inf"), "{table}");
+    }
+
+    /// With an endgame database adjudicating, a game ends at the first position the database
+    /// holds, with the database's result; before it, no position of the game is one it holds.
+    #[test]
+    fn a_database_adjudicates_at_the_first_position_it_holds() {
+        use crate::engine::egdb::build::{build, BuildOptions};
+        let dir = std::env::temp_dir().join(format!("cb-arena-db-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let build_opts = BuildOptions {
+            size: BoardSize::S6,
+            pieces: 4,
+            dir: dir.clone(),
+            threads: 1,
+            dtc_pieces: 4,
+            store_captures: false,
+        };
+        build(&build_opts, &mut |_| {}).expect("build");
+        let db = Arc::new(Egdb::open(&dir, 16).expect("open"));
+        let opts = MatchOptions {
+            games: 20,
+            opening_plies: 2,
+            seed: 9,
+            adjudicate: Some(Arc::clone(&db)),
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S6, Side::Bot))
+        };
+        let (stats, games) = run_match(&random_player(), &random_player(), &opts, &mut |_, _| true);
+        assert_eq!(stats.games, 20);
+        let mut adjudicated = 0;
+        for g in &games {
+            let mut game = Game::new(g.start);
+            for (i, m) in g.moves.iter().enumerate() {
+                if i >= g.opening_plies {
+                    assert_eq!(
+                        db.probe_any(game.current()),
+                        None,
+                        "game {}, ply {i}",
+                        g.number
+                    );
+                }
+                game.play(m);
+            }
+            let last = game.current();
+            if g.outcome.ending == Ending::Database {
+                adjudicated += 1;
+                let winner = match db.probe_any(last) {
+                    Some(Value::Win(_)) => Some(last.side()),
+                    Some(Value::Loss(_)) => Some(last.side().opponent()),
+                    Some(Value::Draw) => None,
+                    None => panic!("game {}: adjudicated outside the database", g.number),
+                };
+                assert_eq!(g.outcome.winner, winner, "game {}", g.number);
+            }
+        }
+        assert!(
+            adjudicated >= 10,
+            "most random games reach 4 pieces: {adjudicated}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// An engine on a game clock (no move time, no depth) takes its budgets from the time left:
