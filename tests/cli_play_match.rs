@@ -542,3 +542,84 @@ fn match_adjudicated_by_an_endgame_database() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--adjudicate-egdb"), "{err}");
 }
+
+/// `selfplay --pdn` keeps the games as text, read back (`train --data`) as exactly the records
+/// of the data file; the first SIGTERM stops the run after the games being played, both files
+/// whole; other sizes are refused.
+#[cfg(unix)]
+#[test]
+fn selfplay_keeps_its_games_and_stops_whole_on_sigterm() {
+    use checkersbot::learn::data::read_all;
+    let dir = std::env::temp_dir().join(format!("checkersbot-kept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (data, games) = (dir.join("g.cbsp"), dir.join("g.pdn"));
+    let child = bin()
+        .args([
+            "selfplay",
+            "--games",
+            "100000",
+            "--nodes",
+            "300",
+            "--threads",
+            "2",
+        ])
+        .args([
+            "--openings",
+            "acf3",
+            "--vary-plies",
+            "2",
+            "--egdb",
+            "off",
+            "--out",
+        ])
+        .arg(&data)
+        .arg("--pdn")
+        .arg(&games)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    // A game written means the signals were taken over (first thing the command does).
+    let waited = std::time::Instant::now();
+    while std::fs::metadata(&games).map_or(0, |m| m.len()) == 0 {
+        assert!(waited.elapsed().as_secs() < 120, "no game written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill with a child's pid and a standard signal.
+    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    assert_eq!(r, 0);
+    let out = child.wait_with_output().expect("it ends");
+    let (said, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{said}{err}");
+    assert!(
+        err.contains("stopping after the games being played"),
+        "{err}"
+    );
+    let played: usize = said
+        .split(" games (")
+        .next()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no summary: {said}"));
+    assert!((1..100000).contains(&played), "{said}");
+    let text = std::fs::read_to_string(&games).expect("games kept");
+    assert_eq!(text.matches("[Event ").count(), played, "{said}");
+    let (_, from_games) = read_all(&games).expect("the games read as data");
+    let (_, from_data) = read_all(&data).expect("data");
+    assert!(!from_data.is_empty());
+    assert_eq!(from_games, from_data);
+    let refused = bin()
+        .args(["selfplay", "--size", "6", "--games", "1", "--out"])
+        .arg(dir.join("six.cbsp"))
+        .arg("--pdn")
+        .arg(dir.join("six.pdn"))
+        .output()
+        .expect("binary runs");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--pdn") && err.contains("8x8"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,7 +8,6 @@ use checkersbot::learn::selfplay::{run, SelfPlay};
 use checkersbot::rules::geometry::BoardSize;
 use clap::Args;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,6 +17,12 @@ pub struct SelfPlayArgs {
     /// The data file; records are appended (it is created with its header if new).
     #[arg(long)]
     out: PathBuf,
+    /// Keep the games as text too (8x8; appended): PDN with each recorded position's search
+    /// score as a comment and the label as the result. `train --data` reads such a file as the
+    /// records it stands for, so the games can be kept (in the repository, as text) and the
+    /// data made from them at no cost.
+    #[arg(long)]
+    pdn: Option<PathBuf>,
     /// Board size (4, 6, 8, 10 or 12).
     #[arg(long, default_value_t = 8)]
     size: usize,
@@ -101,6 +106,8 @@ fn parse_shard(text: &str) -> Result<(usize, usize)> {
 
 /// Runs `selfplay`.
 pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
+    // Before any thread starts (the database's loader, the players): they inherit the mask.
+    let stop = super::common::stop_on_signals("stopping after the games being played");
     let size = BoardSize::from_n(args.size)
         .ok_or_else(|| anyhow!("--size {} is not one of 4, 6, 8, 10, 12", args.size))?;
     let threads = super::common::threads_or_cores(args.threads);
@@ -153,10 +160,30 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
             ..EngineConfig::default()
         },
     };
+    if args.pdn.is_some() && size != BoardSize::S8 {
+        return Err(anyhow!(
+            "--pdn keeps 8x8 games only, not --size {}",
+            args.size
+        ));
+    }
     let mut out = Writer::append(&args.out, size)?;
+    let mut games = match &args.pdn {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?,
+        ),
+        None => None,
+    };
     let start = Instant::now();
-    let stop = AtomicBool::new(false);
-    let done = run(&cfg, &mut out, &stop, &mut |p| {
+    let done = run(
+        &cfg,
+        &mut out,
+        games.as_mut().map(|f| f as &mut dyn std::io::Write),
+        stop,
+        &mut |p| {
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         let rate = p.games as f64 / secs;
         let eta = (p.total - p.games) as f64 / rate.max(1e-9);
@@ -164,7 +191,8 @@ pub fn run_selfplay(args: &SelfPlayArgs) -> Result<()> {
             "\rselfplay: {}/{} games ({} ended by the database), {:.1} games/s, {} positions, ETA {:.0} s   ",
             p.games, p.total, p.database_ends, rate, p.records, eta
         );
-    })
+        },
+    )
     .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!();
     println!(

@@ -306,7 +306,8 @@ impl Writer {
     }
 }
 
-/// Reads every complete record of a data file (a partial last record is ignored).
+/// Reads every complete record of a data file (a partial last record is ignored), or the records
+/// of a file of self-play games kept as text ([`crate::learn::games`]).
 pub fn read_all(path: &Path) -> Result<(BoardSize, Vec<Record>), DataError> {
     let name = path.display().to_string();
     let mut bytes = Vec::new();
@@ -316,6 +317,19 @@ pub fn read_all(path: &Path) -> Result<(BoardSize, Vec<Record>), DataError> {
             path: name.clone(),
             source,
         })?;
+    if bytes
+        .trim_ascii_start()
+        .first()
+        .is_some_and(|&b| b == b'[' || b == b'{')
+    {
+        // Games kept as text (crate::learn::games): their records.
+        let text = String::from_utf8_lossy(&bytes);
+        let records = crate::learn::games::read_games(&text).map_err(|e| DataError::Format {
+            path: name.clone(),
+            why: e.to_string(),
+        })?;
+        return Ok((BoardSize::S8, records));
+    }
     let size = check_header(&name, &bytes)?;
     let rec = record_len(size);
     let mut out = Vec::with_capacity((bytes.len() - HEADER_LEN) / rec);

@@ -17,7 +17,7 @@ use crate::engine::{Engine, EngineConfig, Limits};
 use crate::learn::data::{DataError, Outcome, Record, Writer};
 use crate::learn::parallel::in_order;
 use crate::rng::Rng;
-use crate::rules::any_size::AnyPosition;
+use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::game::{Game, Status};
 use crate::rules::geometry::BoardSize;
 use crate::rules::openings::Ballot;
@@ -90,6 +90,32 @@ pub struct GameData {
     pub database: Option<Value>,
     /// The position the game ended on.
     pub last: AnyPosition,
+    /// The position the game started from (before its opening).
+    pub start: AnyPosition,
+    /// Every move of the game, the opening included.
+    pub moves: Vec<MoveInfo>,
+    /// The winner every record is labelled by (`None`: a draw).
+    pub winner: Option<Side>,
+}
+
+impl GameData {
+    /// The game as text ([`crate::learn::games`]): its moves, each recorded position's score,
+    /// and its result; read back, it gives [`GameData::records`].
+    pub fn text(&self, event: &str) -> String {
+        let scored: Vec<(usize, i32)> = self
+            .records
+            .iter()
+            .map(|r| (usize::from(r.ply), i32::from(r.score)))
+            .collect();
+        crate::learn::games::write_game(
+            event,
+            self.index + 1,
+            &self.start,
+            &self.moves,
+            &scored,
+            self.winner,
+        )
+    }
 }
 
 /// Consecutive plies a side must be scored ahead by the adjudication margin for the game to be
@@ -255,6 +281,9 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
         adjudicated: adjudicated.is_some(),
         database,
         last,
+        start: *game.start(),
+        moves: game.moves().to_vec(),
+        winner,
     }
 }
 
@@ -276,6 +305,7 @@ pub struct Progress {
 pub fn run(
     run: &SelfPlay,
     out: &mut Writer,
+    mut games: Option<&mut dyn std::io::Write>,
     stop: &AtomicBool,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Progress, DataError> {
@@ -295,6 +325,18 @@ pub fn run(
         |engine, i| play_game(run, engine, mine[i]),
         &mut |_, data: GameData| {
             out.write(&data.records)?;
+            if let Some(w) = games.as_mut() {
+                let event = format!(
+                    "checkersbot selfplay, seed {}, {} nodes",
+                    run.seed, run.nodes
+                );
+                w.write_all(data.text(&event).as_bytes())
+                    .and_then(|()| w.flush())
+                    .map_err(|source| DataError::Io {
+                        path: "the games file".into(),
+                        source,
+                    })?;
+            }
             progress.games += 1;
             progress.records += data.records.len() as u64;
             progress.database_ends += usize::from(data.database.is_some());
@@ -421,6 +463,42 @@ mod tests {
         );
     }
 
+    /// The games written as text beside the data file give back exactly the data file's
+    /// records: from the deck's ballots, varied plies, adjudicated endings included.
+    #[test]
+    fn kept_games_give_back_the_data_files_records() {
+        let run = SelfPlay {
+            size: BoardSize::S8,
+            games: 6,
+            nodes: 400,
+            ballots: "acf3:5-7"
+                .parse::<crate::rules::openings::DeckSpec>()
+                .unwrap()
+                .ballots()
+                .unwrap(),
+            opening_plies: 0,
+            vary_plies: 2,
+            vary_margin: 40,
+            adjudicate: Some(150),
+            max_plies: 160,
+            ..small()
+        };
+        let path = std::env::temp_dir().join(format!("cb-selfplay-kept-{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut w = Writer::append(&path, run.size).unwrap();
+        let mut text = Vec::new();
+        let stop = AtomicBool::new(false);
+        super::run(&run, &mut w, Some(&mut text), &stop, &mut |_| {}).unwrap();
+        drop(w);
+        let data = crate::learn::data::read_all(&path).unwrap().1;
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(text.matches("[Event").count(), 6);
+        let kept = crate::learn::games::read_games(&text).unwrap();
+        assert!(data.len() > 100);
+        assert_eq!(kept, data, "{text}");
+        let _ = std::fs::remove_file(&path);
+    }
+
     #[test]
     fn shards_split_a_run_and_threads_do_not_change_it() {
         let dir = std::env::temp_dir().join(format!("cb-selfplay-{}", std::process::id()));
@@ -430,7 +508,7 @@ mod tests {
             let path = dir.join(name);
             let _ = std::fs::remove_file(&path);
             let mut w = Writer::append(&path, run.size).unwrap();
-            super::run(run, &mut w, &stop, &mut |_| {}).unwrap();
+            super::run(run, &mut w, None, &stop, &mut |_| {}).unwrap();
             crate::learn::data::read_all(&path).unwrap().1
         };
         let whole = write("whole", &small());
