@@ -3,6 +3,8 @@
 //! from it only on its board size, seeded variety, and the `search`, `book` and daemon commands.
 //! Books are built here with tiny node budgets.
 
+mod common;
+
 use checkersbot::daemon::transport::MemorySink;
 use checkersbot::daemon::{replay, Settings};
 use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd, Progress};
@@ -732,9 +734,7 @@ fn book_build_stops_on_sigterm_with_its_file_saved() {
     while !path.exists() && waited.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    // SAFETY: kill with a child's pid and a standard signal.
-    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    assert_eq!(r, 0);
+    common::signal(&child, libc::SIGTERM);
     let out = child.wait_with_output().expect("it ends");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

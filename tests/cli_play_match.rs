@@ -1,6 +1,8 @@
 //! Runs the real binary: `play` driven through its standard input, `match` with a PDN file,
 //! `search` with search knobs.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -211,9 +213,7 @@ fn match_stops_on_sigterm_after_the_game_and_prints_its_table() {
     stdout.read_line(&mut header).expect("read");
     // The header comes after the signals are taken over, so the signal cannot kill it.
     assert!(header.starts_with("match: "), "{header}");
-    // SAFETY: kill with a child's pid and a standard signal.
-    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    assert_eq!(r, 0);
+    common::signal(&child, libc::SIGTERM);
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).expect("read");
     let out = child.wait_with_output().expect("it ends");
@@ -586,9 +586,7 @@ fn selfplay_keeps_its_games_and_stops_whole_on_sigterm() {
         assert!(waited.elapsed().as_secs() < 120, "no game written");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    // SAFETY: kill with a child's pid and a standard signal.
-    let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    assert_eq!(r, 0);
+    common::signal(&child, libc::SIGTERM);
     let out = child.wait_with_output().expect("it ends");
     let (said, err) = (
         String::from_utf8_lossy(&out.stdout),

@@ -123,10 +123,7 @@ fn sigterm_during_a_load_ends_the_daemon_with_the_request_answered() {
     let mut d = Daemon::start(&["--info", "off"]);
     assert_eq!(d.ask("ping"), "pong");
     d.send("set book builtin");
-    // SAFETY: kill with the pid of our own child.
-    unsafe {
-        libc::kill(d.child.id() as i32, libc::SIGTERM);
-    }
+    common::signal(&d.child, libc::SIGTERM);
     let status = d.wait_exit(Duration::from_secs(5)).expect("exits at once");
     assert!(status.success(), "{status:?}");
 }

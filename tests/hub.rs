@@ -342,9 +342,7 @@ fn hub_writes_done_on_sigterm_mid_search() {
     hub.send("go think");
     assert!(hub.next().starts_with("info depth="));
     let sent = Instant::now();
-    // SAFETY: a plain kill(2) of the child this test started and has not reaped.
-    let r = unsafe { libc::kill(hub.child.id() as libc::pid_t, libc::SIGTERM) };
-    assert_eq!(r, 0, "kill: {}", std::io::Error::last_os_error());
+    common::signal(&hub.child, libc::SIGTERM);
     let done = hub.next_final();
     assert!(done.starts_with("done move="), "{done}");
     let from: u32 = done["done move=".len()..]

@@ -463,10 +463,7 @@ fn a_flood_then_a_reset_leaves_no_memory_behind_and_sigterm_is_prompt() {
     drop(next);
     let mut daemon = daemon;
     let t = Instant::now();
-    // SAFETY: kill with the pid of our own child.
-    unsafe {
-        libc::kill(pid as i32, libc::SIGTERM);
-    }
+    common::signal(&daemon.child, libc::SIGTERM);
     let status = daemon.child.wait().expect("exits");
     eprintln!("SIGTERM after the flood: exit in {:?}", t.elapsed());
     assert!(status.success(), "{status:?}");

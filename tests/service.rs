@@ -150,10 +150,7 @@ fn sigterm_and_quit_end_an_unbounded_analysis_at_once() {
         std::thread::sleep(Duration::from_millis(300));
         let t = Instant::now();
         match how {
-            // SAFETY: kill with the pid of our own child.
-            "sigterm" => unsafe {
-                libc::kill(d.child.id() as libc::pid_t, libc::SIGTERM);
-            },
+            "sigterm" => common::signal(&d.child, libc::SIGTERM),
             "quit" => d.send("quit"),
             _ => d.stdin = None,
         }

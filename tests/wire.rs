@@ -120,10 +120,7 @@ fn end_of_input_and_sigterm_end_the_daemon_cleanly() {
         Side::Bot,
     ));
     std::thread::sleep(Duration::from_millis(200));
-    // SAFETY: kill with a valid pid of our own child.
-    unsafe {
-        libc::kill(d.child.id() as libc::pid_t, libc::SIGTERM);
-    }
+    common::signal(&d.child, libc::SIGTERM);
     let status = d
         .wait_exit(Duration::from_secs(5))
         .expect("exits on SIGTERM");
@@ -132,10 +129,7 @@ fn end_of_input_and_sigterm_end_the_daemon_cleanly() {
 
     let mut d = Daemon::start(&[]);
     assert_eq!(d.ask("ping"), "pong");
-    // SAFETY: as above.
-    unsafe {
-        libc::kill(d.child.id() as libc::pid_t, libc::SIGINT);
-    }
+    common::signal(&d.child, libc::SIGINT);
     let status = d
         .wait_exit(Duration::from_secs(5))
         .expect("exits on SIGINT");

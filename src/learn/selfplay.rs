@@ -631,20 +631,7 @@ mod tests {
     /// database holds.
     #[test]
     fn a_database_ends_the_game_with_its_exact_result() {
-        use crate::engine::egdb::build::{build, BuildOptions};
-        use crate::engine::egdb::Egdb;
-        let dir = std::env::temp_dir().join(format!("cb-selfplay-db-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let opts = BuildOptions {
-            size: BoardSize::S6,
-            pieces: 4,
-            dir: dir.clone(),
-            threads: 1,
-            dtc_pieces: 4,
-            store_captures: false,
-        };
-        build(&opts, &mut |_| {}).expect("build");
-        let db = Arc::new(Egdb::open(&dir, 16).expect("open"));
+        let (dir, db) = crate::engine::egdb::build::small_test_db("selfplay");
         let run = SelfPlay {
             engine: EngineConfig {
                 egdb: Some(Arc::clone(&db)),

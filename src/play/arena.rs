@@ -1001,19 +1001,7 @@ mod tests {
     /// holds, with the database's result; before it, no position of the game is one it holds.
     #[test]
     fn a_database_adjudicates_at_the_first_position_it_holds() {
-        use crate::engine::egdb::build::{build, BuildOptions};
-        let dir = std::env::temp_dir().join(format!("cb-arena-db-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let build_opts = BuildOptions {
-            size: BoardSize::S6,
-            pieces: 4,
-            dir: dir.clone(),
-            threads: 1,
-            dtc_pieces: 4,
-            store_captures: false,
-        };
-        build(&build_opts, &mut |_| {}).expect("build");
-        let db = Arc::new(Egdb::open(&dir, 16).expect("open"));
+        let (dir, db) = crate::engine::egdb::build::small_test_db("arena");
         let opts = MatchOptions {
             games: 20,
             opening_plies: 2,

@@ -325,3 +325,13 @@ pub fn replay_transcript(input: Vec<u8>) -> Vec<String> {
     let lines = sink.0.lock().map(|l| l.clone()).unwrap_or_default();
     lines
 }
+
+/// Sends `sig` (e.g. `libc::SIGTERM`) to a child this test started and has not waited for, and
+/// checks that it was sent.
+pub fn signal(child: &Child, sig: libc::c_int) {
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
+    // SAFETY: kill(2) only sends a signal and reports errors; the pid is that of a child not
+    // yet reaped, so it names the process this test started.
+    let r = unsafe { libc::kill(pid, sig) };
+    assert_eq!(r, 0, "kill: {}", std::io::Error::last_os_error());
+}

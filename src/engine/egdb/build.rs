@@ -758,3 +758,23 @@ fn expected<G: Geometry>(
         None => code::loss(longest_loss),
     })
 }
+
+/// A small database for other modules' tests: 6x6 up to 4 pieces (distances to conversion
+/// stored), built in a temporary directory named for `tag` and the process, opened with a
+/// 16 MiB cache. The caller removes the directory.
+#[cfg(test)]
+pub(crate) fn small_test_db(tag: &str) -> (PathBuf, std::sync::Arc<super::Egdb>) {
+    let dir = std::env::temp_dir().join(format!("cb-{tag}-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = BuildOptions {
+        size: BoardSize::S6,
+        pieces: 4,
+        dir: dir.clone(),
+        threads: 1,
+        dtc_pieces: 4,
+        store_captures: false,
+    };
+    build(&opts, &mut |_| {}).expect("build");
+    let db = super::Egdb::open(&dir, 16).expect("open");
+    (dir, std::sync::Arc::new(db))
+}
