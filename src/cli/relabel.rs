@@ -13,7 +13,8 @@ use std::time::Instant;
 /// Arguments of `relabel`.
 #[derive(Args, Debug)]
 pub struct RelabelArgs {
-    /// Data files written by `checkersbot selfplay` (all of one board size), read in turn.
+    /// Data files written by `checkersbot selfplay` (all of one board size), or games it kept
+    /// with `--pdn`, read in turn.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
     /// The data file to write; a run appending to a file it wrote before resumes where that one

@@ -11,7 +11,8 @@ use std::time::Instant;
 /// Arguments of `train`.
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// Data files written by `checkersbot selfplay` (all of one board size).
+    /// Data files written by `checkersbot selfplay` (all of one board size), or games it kept
+    /// with `--pdn` (e.g. `weights/games/*.pdn`), read as the records they stand for.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
     /// The weights file to write.
