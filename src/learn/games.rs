@@ -55,12 +55,6 @@ pub enum GamesError {
         /// The game's number in the file, from 1.
         game: usize,
     },
-    /// Not an 8x8 game.
-    #[error("game {game}: games are kept for 8x8 only")]
-    Size {
-        /// The game's number in the file, from 1.
-        game: usize,
-    },
 }
 
 /// Writes one game: `event` and `round` as tags, the moves from `start`, before the move at ply
@@ -225,9 +219,6 @@ pub fn read_games(text: &str) -> Result<Vec<Record>, GamesError> {
             }
             None => AnyPosition::initial(BoardSize::S8, Side::Bot),
         };
-        if pos.size() != BoardSize::S8 {
-            return Err(GamesError::Size { game: number });
-        }
         let scored = g.tokens.iter().any(|t| t.is_err());
         let winner = match g.result {
             Some("1-0") | Some("2-0") => Some(Some(Side::Player)),
