@@ -33,7 +33,9 @@
 use crate::learn::data::{Outcome, Record};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::BoardSize;
-use crate::rules::pdn::{parse_any_move, pdn_fen, pdn_move, GameResult, PdnError};
+use crate::rules::pdn::{
+    classify, pdn_fen, pdn_move, play_move, tag_pair, GameResult, PdnError, Token, Tokens, Word,
+};
 use crate::rules::position::Side;
 use std::fmt::Write as _;
 use thiserror::Error;
@@ -134,64 +136,36 @@ struct RawGame<'a> {
     tokens: Vec<Result<&'a str, i32>>,
 }
 
-const RESULTS: [&str; 7] = ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1"];
-
 /// Splits a file into games: a tag pair after move text starts the next game.
 fn split_games(text: &str) -> Result<Vec<RawGame<'_>>, (usize, PdnError)> {
     let mut games = Vec::new();
     let mut game = RawGame::default();
-    let mut rest = text;
-    loop {
-        rest = rest.trim_start();
-        let Some(c) = rest.chars().next() else { break };
-        match c {
-            '[' => {
-                let number = games.len() + 1;
-                let end = rest
-                    .find(']')
-                    .ok_or((number, PdnError::Unclosed("tag pair")))?;
+    for token in Tokens::new(text) {
+        match token.map_err(|e| (games.len() + 1, e))? {
+            Token::Tag(tag) => {
                 if !game.tokens.is_empty() {
                     games.push(std::mem::take(&mut game));
                 }
-                let tag = rest[1..end].trim();
-                if let Some((key, value)) = tag.split_once(char::is_whitespace) {
-                    let value = value.trim().trim_matches('"');
-                    if key.eq_ignore_ascii_case("FEN") {
-                        game.fen = Some(value);
-                    } else if key.eq_ignore_ascii_case("Result") {
-                        game.result = Some(value);
+                match tag_pair(tag) {
+                    Some((key, value)) if key.eq_ignore_ascii_case("FEN") => game.fen = Some(value),
+                    Some((key, value)) if key.eq_ignore_ascii_case("Result") => {
+                        game.result = Some(value)
                     }
+                    _ => {}
                 }
-                rest = &rest[end + 1..];
             }
-            '{' => {
-                let end = rest
-                    .find('}')
-                    .ok_or((games.len() + 1, PdnError::Unclosed("comment")))?;
-                if let Ok(score) = rest[1..end].trim().parse::<i32>() {
+            Token::Comment(c) => {
+                if let Ok(score) = c.trim().parse::<i32>() {
                     game.tokens.push(Err(score));
                 }
-                rest = &rest[end + 1..];
             }
-            _ => {
-                let end = rest
-                    .find(|c: char| c.is_whitespace() || c == '{' || c == '[')
-                    .unwrap_or(rest.len());
-                let t = rest[..end].trim_end_matches(['!', '?']);
-                rest = &rest[end..];
-                // A move number, maybe glued to its move (`1.11-15`).
-                let t = match t.find('.') {
-                    Some(i) if t[..i].chars().all(|c| c.is_ascii_digit()) => {
-                        t[i..].trim_start_matches('.')
-                    }
-                    _ => t,
-                };
-                if RESULTS.contains(&t) {
-                    game.result.get_or_insert(t);
-                } else if !t.is_empty() && !t.starts_with('$') {
-                    game.tokens.push(Ok(t));
+            Token::Word(w) => match classify(w) {
+                Word::Result(r) => {
+                    game.result.get_or_insert(r);
                 }
-            }
+                Word::Move(m) => game.tokens.push(Ok(m)),
+                Word::Skip => {}
+            },
         }
     }
     if !game.tokens.is_empty() {
@@ -244,21 +218,7 @@ pub fn read_games(text: &str) -> Result<Vec<Record>, GamesError> {
             match *t {
                 Err(score) => record(&pos, score, ply),
                 Ok(text) => {
-                    let mv = parse_any_move(&pos, text).ok_or_else(|| {
-                        err(PdnError::Illegal {
-                            number: ply + 1,
-                            text: text.to_string(),
-                            legal: pos
-                                .legal_moves()
-                                .iter()
-                                .map(pdn_move)
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                        })
-                    })?;
-                    pos = pos
-                        .play(&mv)
-                        .ok_or_else(|| err(PdnError::Token(text.into())))?;
+                    (_, pos) = play_move(&pos, text, ply + 1).map_err(err)?;
                     ply += 1;
                 }
             }

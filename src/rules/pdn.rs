@@ -279,36 +279,45 @@ pub fn play_moves(start: &AnyPosition, moves: &[&str]) -> Result<Vec<MoveInfo>, 
     let mut pos = *start;
     let mut out = Vec::with_capacity(moves.len());
     for (i, text) in moves.iter().enumerate() {
-        let Some((mv, next)) =
-            parse_any_move(&pos, text).and_then(|m| Some((m.clone(), pos.play(&m)?)))
-        else {
-            let numbers = pos.size() == BoardSize::S8
-                && text.chars().next().is_some_and(|c| c.is_ascii_digit());
-            let legal: Vec<String> = pos
-                .legal_moves()
-                .iter()
-                .map(|m| {
-                    if numbers {
-                        pdn_move(m)
-                    } else {
-                        join_dash(&m.path)
-                    }
-                })
-                .collect();
-            return Err(PdnError::Illegal {
-                number: i + 1,
-                text: text.chars().take(40).collect(),
-                legal: if legal.is_empty() {
-                    "none".into()
-                } else {
-                    legal.join(" ")
-                },
-            });
-        };
+        let (mv, next) = play_move(&pos, text, i + 1)?;
         out.push(mv);
         pos = next;
     }
     Ok(out)
+}
+
+/// Plays one move (as [`parse_any_move`] reads it), ply `number` of its game: the move and the
+/// position after it, or [`PdnError::Illegal`] with the legal moves in the text's notation.
+pub(crate) fn play_move(
+    pos: &AnyPosition,
+    text: &str,
+    number: usize,
+) -> Result<(MoveInfo, AnyPosition), PdnError> {
+    if let Some(played) = parse_any_move(pos, text).and_then(|m| Some((m.clone(), pos.play(&m)?))) {
+        return Ok(played);
+    }
+    let numbers =
+        pos.size() == BoardSize::S8 && text.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let legal: Vec<String> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| {
+            if numbers {
+                pdn_move(m)
+            } else {
+                join_dash(&m.path)
+            }
+        })
+        .collect();
+    Err(PdnError::Illegal {
+        number,
+        text: text.chars().take(40).collect(),
+        legal: if legal.is_empty() {
+            "none".into()
+        } else {
+            legal.join(" ")
+        },
+    })
 }
 
 fn join_dash(path: &[Coord]) -> String {
@@ -331,51 +340,23 @@ fn join_dash(path: &[Coord]) -> String {
 /// ```
 pub fn read_game(text: &str) -> Result<(AnyPosition, Vec<MoveInfo>), PdnError> {
     let mut start = AnyPosition::initial(BoardSize::S8, Side::Bot);
-    let mut rest = text;
-    let mut tokens: Vec<&str> = Vec::new();
-    loop {
-        rest = rest.trim_start();
-        let Some(c) = rest.chars().next() else { break };
-        match c {
-            '[' => {
-                let end = rest.find(']').ok_or(PdnError::Unclosed("tag pair"))?;
-                let tag = &rest[1..end];
-                if let Some((key, value)) = tag.trim().split_once(char::is_whitespace) {
-                    if key.eq_ignore_ascii_case("FEN") {
-                        let fen = value.trim().trim_matches('"');
-                        let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
-                        start = AnyPosition::from_grid(&grid, side);
-                    }
+    let mut words = Vec::new();
+    for token in Tokens::new(text) {
+        match token? {
+            Token::Tag(tag) => {
+                if let Some((_, fen)) = tag_pair(tag).filter(|(k, _)| k.eq_ignore_ascii_case("FEN"))
+                {
+                    let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
+                    start = AnyPosition::from_grid(&grid, side);
                 }
-                rest = &rest[end + 1..];
             }
-            '{' => {
-                let end = rest.find('}').ok_or(PdnError::Unclosed("comment"))?;
-                rest = &rest[end + 1..];
-            }
-            _ => {
-                let end = rest
-                    .find(|c: char| c.is_whitespace() || c == '{' || c == '[')
-                    .unwrap_or(rest.len());
-                tokens.push(&rest[..end]);
-                rest = &rest[end..];
-            }
+            Token::Word(w) => words.push(w),
+            Token::Comment(_) => {}
         }
     }
     let mut moves = Vec::new();
-    for t in tokens {
-        let t = t.trim_end_matches(['!', '?']);
-        // A move number may be glued to its move: `1.11-15`.
-        let t = match t.find('.') {
-            Some(i) if t[..i].chars().all(|c| c.is_ascii_digit()) => t[i..].trim_start_matches('.'),
-            _ => t,
-        };
-        if t.is_empty()
-            || t.starts_with('$')
-            || ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1"].contains(&t)
-        {
-            continue;
-        }
+    for w in words {
+        let Word::Move(t) = classify(w) else { continue };
         if !t
             .chars()
             .all(|c| c.is_ascii_digit() || c == '-' || c == 'x' || c == 'X')
@@ -386,6 +367,94 @@ pub fn read_game(text: &str) -> Result<(AnyPosition, Vec<MoveInfo>), PdnError> {
     }
     let played = play_moves(&start, &moves)?;
     Ok((start, played))
+}
+
+/// A piece of PDN text, as [`Tokens`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Token<'a> {
+    /// A tag pair's text, between `[` and `]` (see [`tag_pair`]).
+    Tag(&'a str),
+    /// A comment's text, between `{` and `}`.
+    Comment(&'a str),
+    /// Anything else up to white space, a comment or a tag: see [`classify`].
+    Word(&'a str),
+}
+
+/// The tokens of PDN text in order; an unclosed tag pair or comment is an error.
+pub(crate) struct Tokens<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Tokens<'a> {
+    /// The tokens of `text`.
+    pub(crate) fn new(text: &'a str) -> Tokens<'a> {
+        Tokens { rest: text }
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Result<Token<'a>, PdnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.rest.trim_start();
+        let c = rest.chars().next()?;
+        let (close, what) = match c {
+            '[' => (']', "tag pair"),
+            '{' => ('}', "comment"),
+            _ => {
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || c == '{' || c == '[')
+                    .unwrap_or(rest.len());
+                self.rest = &rest[end..];
+                return Some(Ok(Token::Word(&rest[..end])));
+            }
+        };
+        let Some(end) = rest.find(close) else {
+            self.rest = "";
+            return Some(Err(PdnError::Unclosed(what)));
+        };
+        self.rest = &rest[end + 1..];
+        let inner = &rest[1..end];
+        Some(Ok(if c == '{' {
+            Token::Comment(inner)
+        } else {
+            Token::Tag(inner)
+        }))
+    }
+}
+
+/// A tag pair's name and value (without its quotes), from the text of a [`Token::Tag`]; `None`
+/// for a tag without a value.
+pub(crate) fn tag_pair(tag: &str) -> Option<(&str, &str)> {
+    let (key, value) = tag.trim().split_once(char::is_whitespace)?;
+    Some((key, value.trim().trim_matches('"')))
+}
+
+/// What a [`Token::Word`] of move text is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Word<'a> {
+    /// A move (not checked), its move number and `!`/`?` marks taken off.
+    Move(&'a str),
+    /// A game result: `1-0`, `0-1`, `1/2-1/2`, `*` or their doubled forms.
+    Result(&'a str),
+    /// A move number alone or a NAG (`$1`).
+    Skip,
+}
+
+/// Classifies a word of move text: a move number may be glued to its move (`1.11-15`).
+pub(crate) fn classify(word: &str) -> Word<'_> {
+    let t = word.trim_end_matches(['!', '?']);
+    let t = match t.find('.') {
+        Some(i) if t[..i].chars().all(|c| c.is_ascii_digit()) => t[i..].trim_start_matches('.'),
+        _ => t,
+    };
+    if ["1-0", "0-1", "1/2-1/2", "*", "2-0", "0-2", "1-1"].contains(&t) {
+        Word::Result(t)
+    } else if t.is_empty() || t.starts_with('$') {
+        Word::Skip
+    } else {
+        Word::Move(t)
+    }
 }
 
 #[cfg(test)]
