@@ -66,6 +66,15 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome for `side` of a game that `winner` won (`None`: drawn).
+    pub fn for_side(winner: Option<Side>, side: Side) -> Outcome {
+        match winner {
+            None => Outcome::Draw,
+            Some(w) if w == side => Outcome::Win,
+            Some(_) => Outcome::Loss,
+        }
+    }
+
     /// The training target: 0, 1/2 or 1.
     pub fn target(self) -> f32 {
         f32::from(self as u8) / 2.0

@@ -206,17 +206,14 @@ pub fn read_games(text: &str) -> Result<Vec<Record>, GamesError> {
             (None, true) => return Err(GamesError::NoResult { game: number }),
         };
         let mut ply = 0;
-        let mut record = |pos: &AnyPosition, score: i32, ply: usize| {
-            let outcome = match winner {
-                None => Outcome::Draw,
-                Some(w) if w == pos.side() => Outcome::Win,
-                Some(_) => Outcome::Loss,
-            };
-            records.push(Record::new(pos, outcome, score, ply));
-        };
         for t in &g.tokens {
             match *t {
-                Err(score) => record(&pos, score, ply),
+                Err(score) => records.push(Record::new(
+                    &pos,
+                    Outcome::for_side(winner, pos.side()),
+                    score,
+                    ply,
+                )),
                 Ok(text) => {
                     (_, pos) = play_move(&pos, text, ply + 1).map_err(err)?;
                     ply += 1;

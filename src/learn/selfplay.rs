@@ -257,21 +257,14 @@ pub fn play_game(run: &SelfPlay, engine: &mut Engine, index: usize) -> GameData 
     let last = *game.current();
     let winner = match (adjudicated, database, game.status()) {
         (Some(side), _, _) => Some(side),
-        (None, Some(Value::Win(_)), _) => Some(last.side()),
-        (None, Some(Value::Loss(_)), _) => Some(last.side().opponent()),
-        (None, Some(Value::Draw), _) => None,
+        (None, Some(value), _) => value.winner(last.side()),
         (None, None, Status::Win { winner }) => Some(winner),
         _ => None,
     };
     let records = pending
         .into_iter()
         .map(|(pos, score, ply)| {
-            let outcome = match winner {
-                None => Outcome::Draw,
-                Some(w) if w == pos.side() => Outcome::Win,
-                Some(_) => Outcome::Loss,
-            };
-            Record::new(&pos, outcome, score, ply)
+            Record::new(&pos, Outcome::for_side(winner, pos.side()), score, ply)
         })
         .collect();
     GameData {
@@ -317,6 +310,10 @@ pub fn run(
         records: 0,
         database_ends: 0,
     };
+    let event = format!(
+        "checkersbot selfplay, seed {}, {} nodes",
+        run.seed, run.nodes
+    );
     in_order(
         mine.len(),
         run.threads,
@@ -326,10 +323,6 @@ pub fn run(
         &mut |_, data: GameData| {
             out.write(&data.records)?;
             if let Some(w) = games.as_mut() {
-                let event = format!(
-                    "checkersbot selfplay, seed {}, {} nodes",
-                    run.seed, run.nodes
-                );
                 w.write_all(data.text(&event).as_bytes())
                     .and_then(|()| w.flush())
                     .map_err(|source| DataError::Io {

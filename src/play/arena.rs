@@ -36,7 +36,7 @@
 //! ```
 
 use crate::engine::clock::{Budget, TimeControl};
-use crate::engine::egdb::{Egdb, Value};
+use crate::engine::egdb::Egdb;
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::play::level::{choose_move, Misstep};
 use crate::play::student::Student;
@@ -664,13 +664,8 @@ fn outcome_of(status: Status) -> Option<Outcome> {
 /// The database's result for the game's position, if it holds it.
 fn adjudicated(db: &Egdb, game: &Game) -> Option<Outcome> {
     let pos = game.current();
-    let winner = match db.probe_any(pos)? {
-        Value::Win(_) => Some(pos.side()),
-        Value::Loss(_) => Some(pos.side().opponent()),
-        Value::Draw => None,
-    };
     Some(Outcome {
-        winner,
+        winner: db.probe_any(pos)?.winner(pos.side()),
         ending: Ending::Database,
     })
 }
@@ -1001,6 +996,7 @@ mod tests {
     /// holds, with the database's result; before it, no position of the game is one it holds.
     #[test]
     fn a_database_adjudicates_at_the_first_position_it_holds() {
+        use crate::engine::egdb::Value;
         let (dir, db) = crate::engine::egdb::build::small_test_db("arena");
         let opts = MatchOptions {
             games: 20,

@@ -103,6 +103,18 @@ pub(crate) mod code {
 }
 
 impl Value {
+    /// The side that wins a position of this value where `to_move` is to move (`None`: drawn).
+    pub fn winner(
+        self,
+        to_move: crate::rules::position::Side,
+    ) -> Option<crate::rules::position::Side> {
+        match self {
+            Value::Win(_) => Some(to_move),
+            Value::Loss(_) => Some(to_move.opponent()),
+            Value::Draw => None,
+        }
+    }
+
     /// The value a stored code stands for.
     pub fn from_code(c: u8) -> Value {
         let d = code::dist(c);
