@@ -153,9 +153,10 @@ fn pondering_is_silent_stops_on_request_and_never_delays_the_move() {
             &format!("board {} b", game.current().to_line()),
         );
         assert!(reply.starts_with("move "), "{reply}");
-        // 300 ms, with room for a loaded machine.
+        // 300 ms, with room for a loaded machine (the test suite's other tests on 2 cores): a
+        // daemon that waited for its ponder, which has no end of its own, would take far longer.
         assert!(
-            took < Duration::from_millis(300 + 200),
+            took < Duration::from_millis(300 + 1700),
             "round {round}: {took:?}"
         );
         game.play(&bot_move(&game, &reply));
