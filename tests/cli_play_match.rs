@@ -187,6 +187,51 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
     assert_eq!(out.status.code(), Some(2), "a bad value is a usage error");
 }
 
+/// `--early-a MS:PLY` gives A another time per move before a ply: with 5 ms a move and 400 ms
+/// before ply 12 (after a random opening of 4 plies: four moves of A's), A's longest move takes far
+/// longer than 5 ms (a floor, which a loaded machine only raises). With a clock or a player that is not an engine it is refused.
+#[test]
+fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
+    let out = bin()
+        .args([
+            "match",
+            "--games",
+            "2",
+            "--movetime-a",
+            "5",
+            "--early-a",
+            "400:12",
+        ])
+        .args(["--player-b", "random", "--max-plies", "20", "--seed", "3"])
+        .output()
+        .expect("binary runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("5ms-early400:12 "))
+        .unwrap_or_else(|| panic!("no row for A: {text}"));
+    let max_ms: f64 = row
+        .split_whitespace()
+        .last()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no max ms: {row}"));
+    assert!(max_ms >= 100.0, "{row}");
+    for bad in [
+        &["--early-a", "100:4", "--clock-a", "5+1"][..],
+        &["--early-a", "100:4", "--player-a", "random"],
+        &["--early-b", "100:4", "--player-b", "student"],
+    ] {
+        let out = bin().arg("match").args(bad).output().expect("binary runs");
+        assert!(!out.status.success(), "{bad:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--early-") && err.contains("without a game clock"),
+            "{bad:?}: {err}"
+        );
+    }
+}
+
 /// The first SIGTERM ends a long match after the game being played: it exits cleanly with the
 /// table of the games played and says that it was stopped.
 #[cfg(unix)]

@@ -8,7 +8,7 @@ use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
 use checkersbot::engine::{EngineConfig, Limits, SearchParams};
 use checkersbot::play::arena::{
-    progress_line, run_match, GameRecord, MatchOptions, PlayerKind, PlayerSpec,
+    progress_line, run_match, EarlyTime, GameRecord, MatchOptions, PlayerKind, PlayerSpec,
 };
 use checkersbot::play::level::Level;
 use checkersbot::rules::any_size::AnyPosition;
@@ -79,6 +79,14 @@ pub struct MatchArgs {
     /// B's game clock (engine only), as --clock-a.
     #[arg(long, value_parser = clock_arg)]
     clock_b: Option<TimeControl>,
+    /// A's time per move early in the game (engine only, not with --clock-a): MS:PLY, e.g.
+    /// 2000:23 for 2 s a move at game plies (the opening's included) below 23, its own limits
+    /// after; it measures what deeper opening play, such as a deep book's, is worth.
+    #[arg(long, value_name = "MS:PLY")]
+    early_a: Option<EarlyTime>,
+    /// B's time per move early in the game, as --early-a.
+    #[arg(long, value_name = "MS:PLY")]
+    early_b: Option<EarlyTime>,
     /// A's depth per move (0 to 100, as `serve`; 0 = none; default 6 when no move time is
     /// given).
     #[arg(long, value_parser = super::common::depth_arg)]
@@ -530,6 +538,21 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             return Err(anyhow!("{flag} applies to an engine player only"));
         }
     }
+    for (early, clock, kind, flag) in [
+        (&args.early_a, &args.clock_a, args.player_a, "--early-a"),
+        (&args.early_b, &args.clock_b, args.player_b, "--early-b"),
+    ] {
+        if early.is_some() && (kind != Kind::Engine || clock.is_some()) {
+            return Err(anyhow!(
+                "{flag} applies to an engine player without a game clock only"
+            ));
+        }
+    }
+    for (early, name) in [(&args.early_a, &mut a.name), (&args.early_b, &mut b.name)] {
+        if let Some(e) = early {
+            *name = format!("{name}-early{e}");
+        }
+    }
     for (clock, name) in [(&args.clock_a, &mut a.name), (&args.clock_b, &mut b.name)] {
         if let Some(tc) = clock {
             *name = if name.is_empty() {
@@ -549,6 +572,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         ponder_a: args.ponder_a,
         clocks: [args.clock_a, args.clock_b],
         adjudicate,
+        early: [args.early_a, args.early_b],
     };
     if args.ponder_a {
         if args.player_a != Kind::Engine {

@@ -117,6 +117,46 @@ pub struct MatchOptions {
     /// search with their own databases, if any; this only spares the plies of an ending whose
     /// result is already known.
     pub adjudicate: Option<Arc<Egdb>>,
+    /// More time early in the game for A and B (engines without a clock): while the game is
+    /// before the ply, the player's time per move is this one instead of its own. It measures
+    /// what deeper opening play, such as a deep book's, is worth.
+    pub early: [Option<EarlyTime>; 2],
+}
+
+/// A time per move for the first plies of a game ([`MatchOptions::early`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EarlyTime {
+    /// The time per move.
+    pub movetime: Duration,
+    /// It applies to moves made at game plies (the opening's included) below this one.
+    pub before_ply: usize,
+}
+
+impl std::str::FromStr for EarlyTime {
+    type Err = String;
+
+    /// `MS:PLY`, e.g. `2000:23`.
+    fn from_str(text: &str) -> Result<EarlyTime, String> {
+        let bad = || {
+            format!("early time must be MS:PLY (e.g. 2000:23: 2 s a move before ply 23), MS from 1 to 3600000 and PLY from 1 to 1000, not '{text}'")
+        };
+        let (ms, ply) = text.split_once(':').ok_or_else(bad)?;
+        let ms: u64 = ms.trim().parse().map_err(|_| bad())?;
+        let ply: usize = ply.trim().parse().map_err(|_| bad())?;
+        if !(1..=3_600_000).contains(&ms) || !(1..=1000).contains(&ply) {
+            return Err(bad());
+        }
+        Ok(EarlyTime {
+            movetime: Duration::from_millis(ms),
+            before_ply: ply,
+        })
+    }
+}
+
+impl fmt::Display for EarlyTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.movetime.as_millis(), self.before_ply)
+    }
 }
 
 impl MatchOptions {
@@ -132,6 +172,7 @@ impl MatchOptions {
             ponder_a: false,
             clocks: [None, None],
             adjudicate: None,
+            early: [None, None],
         }
     }
 }
@@ -566,13 +607,15 @@ impl Player {
         }
     }
 
-    /// The player's move; `budget`: a game clock's budget for it (engines only).
+    /// The player's move; `budget`: a game clock's budget for it, or `early`: a time per move
+    /// instead of its own (engines only).
     fn choose(
         &mut self,
         game: &Game,
         rng: &mut Rng,
         stats: &mut PlayerStats,
         budget: Option<Budget>,
+        early: Option<Duration>,
     ) -> Option<MoveInfo> {
         stats.moves += 1;
         match self {
@@ -584,15 +627,22 @@ impl Player {
             Player::Engine(engine, limits, misstep) => {
                 let stop = AtomicBool::new(false);
                 let clocked;
-                let (limits, soft) = match budget {
-                    Some(b) => {
+                let (limits, soft) = match (budget, early) {
+                    (Some(b), _) => {
                         clocked = Limits {
                             movetime: Some(b.hard),
                             ..limits.clone()
                         };
                         (&clocked, Some(b.soft))
                     }
-                    None => (&*limits, None),
+                    (None, Some(t)) => {
+                        clocked = Limits {
+                            movetime: Some(t),
+                            ..limits.clone()
+                        };
+                        (&clocked, None)
+                    }
+                    (None, None) => (&*limits, None),
                 };
                 let r = choose_move(
                     engine,
@@ -731,9 +781,12 @@ pub fn run_match(
             let side = game.current().side();
             let who = usize::from(side != a_side);
             let budget = opts.clocks[who].map(|tc| tc.budget(clock_left[who], clock_moves[who]));
+            let early = opts.early[who]
+                .filter(|e| game.plies() < e.before_ply)
+                .map(|e| e.movetime);
             let started = Instant::now();
             let chosen = if side == a_side {
-                players[0].choose(&game, &mut play_rng, &mut stats.a, budget)
+                players[0].choose(&game, &mut play_rng, &mut stats.a, budget, early)
             } else if opts.ponder_a {
                 // B searches while A ponders on the same position, each on its own thread.
                 let [pa, pb] = &mut players;
@@ -741,7 +794,7 @@ pub fn run_match(
                 let (stop_ref, game_ref) = (&stop, &game);
                 std::thread::scope(|scope| {
                     let pondering = scope.spawn(move || pa.ponder(game_ref, stop_ref));
-                    let m = pb.choose(&game, &mut play_rng, &mut stats.b, budget);
+                    let m = pb.choose(&game, &mut play_rng, &mut stats.b, budget, early);
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     if let Ok(nodes) = pondering.join() {
                         stats.a_ponder_nodes += nodes;
@@ -749,7 +802,7 @@ pub fn run_match(
                     m
                 })
             } else {
-                players[1].choose(&game, &mut play_rng, &mut stats.b, budget)
+                players[1].choose(&game, &mut play_rng, &mut stats.b, budget, early)
             };
             if let Some(tc) = opts.clocks[who] {
                 clock_moves[who] += 1;
@@ -807,6 +860,28 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 0.05
+    }
+
+    #[test]
+    fn early_time_reads_ms_and_ply_and_refuses_the_rest() {
+        let e: EarlyTime = "2000:23".parse().unwrap();
+        assert_eq!(e.movetime, Duration::from_millis(2000));
+        assert_eq!(e.before_ply, 23);
+        assert_eq!(e.to_string(), "2000:23");
+        for bad in [
+            "",
+            "2000",
+            "2000:",
+            ":23",
+            "0:23",
+            "2000:0",
+            "x:1",
+            "3600001:5",
+            "5:1001",
+        ] {
+            let err = bad.parse::<EarlyTime>().unwrap_err();
+            assert!(err.contains("MS:PLY") && err.contains(bad), "{bad}: {err}");
+        }
     }
 
     #[test]
