@@ -81,7 +81,9 @@ pub struct MatchArgs {
     clock_b: Option<TimeControl>,
     /// A's time per move early in the game (engine only, not with --clock-a): MS:PLY, e.g.
     /// 2000:23 for 2 s a move at game plies (the opening's included) below 23, its own limits
-    /// after; it measures what deeper opening play, such as a deep book's, is worth.
+    /// after. The early moves come from a second engine with a table of its own, so the rest of
+    /// the game is played as after a book's moves: it measures what deeper opening play, such as
+    /// a deep book's, is worth.
     #[arg(long, value_name = "MS:PLY")]
     early_a: Option<EarlyTime>,
     /// B's time per move early in the game, as --early-a.

@@ -118,8 +118,10 @@ pub struct MatchOptions {
     /// result is already known.
     pub adjudicate: Option<Arc<Egdb>>,
     /// More time early in the game for A and B (engines without a clock): while the game is
-    /// before the ply, the player's time per move is this one instead of its own. It measures
-    /// what deeper opening play, such as a deep book's, is worth.
+    /// before the ply, the player's move comes from a search of this time, made by a second
+    /// engine of the same settings with a table of its own, so that the rest of the game is
+    /// played as it would be after a book's moves. It measures what deeper opening play, such as
+    /// a deep book's, is worth.
     pub early: [Option<EarlyTime>; 2],
 }
 
@@ -552,13 +554,16 @@ pub fn progress_line(
 }
 
 enum Player {
-    Engine(Box<Engine>, Limits, Option<Misstep>),
+    /// The engine, its limits, its missteps, and a second engine of the same settings for
+    /// [`MatchOptions::early`] moves.
+    Engine(Box<Engine>, Limits, Option<Misstep>, Option<Box<Engine>>),
     Random,
     Student(Box<Student>, Limits),
 }
 
 impl Player {
-    fn of(spec: &PlayerSpec) -> Player {
+    /// The player of `spec`; `early`: an engine gets its second engine for early moves.
+    fn of(spec: &PlayerSpec, early: bool) -> Player {
         match &spec.kind {
             PlayerKind::Engine {
                 config,
@@ -568,6 +573,7 @@ impl Player {
                 Box::new(Engine::new(config.clone())),
                 limits.clone(),
                 *misstep,
+                early.then(|| Box::new(Engine::new(config.clone()))),
             ),
             PlayerKind::Random => Player::Random,
             PlayerKind::Student { hash_mb, limits } => {
@@ -578,7 +584,12 @@ impl Player {
 
     fn new_game(&mut self) {
         match self {
-            Player::Engine(e, _, _) => e.new_game(),
+            Player::Engine(e, _, _, early) => {
+                e.new_game();
+                if let Some(e) = early {
+                    e.new_game();
+                }
+            }
             Player::Student(s, _) => s.new_game(),
             Player::Random => {}
         }
@@ -588,7 +599,7 @@ impl Player {
     /// limited like its own moves). Returns the nodes searched.
     fn ponder(&mut self, game: &Game, stop: &AtomicBool) -> u64 {
         match self {
-            Player::Engine(engine, limits, _) => {
+            Player::Engine(engine, limits, _, _) => {
                 let ponder_limits = Limits {
                     movetime: None,
                     depth: limits.depth,
@@ -624,8 +635,14 @@ impl Player {
                 let i = rng.below(moves.len());
                 moves.into_iter().nth(i)
             }
-            Player::Engine(engine, limits, misstep) => {
+            Player::Engine(main, limits, misstep, early_engine) => {
                 let stop = AtomicBool::new(false);
+                // Early moves come from the second engine, so that its long searches leave
+                // nothing in the table of the engine that plays the rest of the game.
+                let engine = match (early, early_engine) {
+                    (Some(_), Some(e)) if budget.is_none() => e,
+                    _ => main,
+                };
                 let clocked;
                 let (limits, soft) = match (budget, early) {
                     (Some(b), _) => {
@@ -729,7 +746,10 @@ pub fn run_match(
     opts: &MatchOptions,
     on_game: &mut dyn FnMut(&GameRecord, &MatchStats) -> bool,
 ) -> (MatchStats, Vec<GameRecord>) {
-    let mut players = [Player::of(a), Player::of(b)];
+    let mut players = [
+        Player::of(a, opts.early[0].is_some()),
+        Player::of(b, opts.early[1].is_some()),
+    ];
     let mut stats = MatchStats {
         ballots: !opts.ballots.is_empty(),
         ..MatchStats::default()
