@@ -188,8 +188,9 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
 }
 
 /// `--early-a MS:PLY` gives A another time per move before a ply: with 5 ms a move and 400 ms
-/// before ply 12 (after a random opening of 4 plies: four moves of A's), A's longest move takes far
-/// longer than 5 ms (a floor, which a loaded machine only raises). With a clock or a player that is not an engine it is refused.
+/// before ply 12 (after a random opening of 4 plies: four moves of A's), A's longest move takes
+/// far longer than 5 ms (a floor, which a loaded machine only raises). With a clock or a player
+/// that is not an engine it is refused.
 #[test]
 fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
     let out = bin()

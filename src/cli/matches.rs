@@ -532,21 +532,16 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         a.name = format!("A:{}", a.name);
         b.name = format!("B:{}", b.name);
     }
-    for (clock, kind, flag) in [
-        (&args.clock_a, args.player_a, "--clock-a"),
-        (&args.clock_b, args.player_b, "--clock-b"),
+    for (clock, early, kind, side) in [
+        (&args.clock_a, &args.early_a, args.player_a, 'a'),
+        (&args.clock_b, &args.early_b, args.player_b, 'b'),
     ] {
         if clock.is_some() && kind != Kind::Engine {
-            return Err(anyhow!("{flag} applies to an engine player only"));
+            return Err(anyhow!("--clock-{side} applies to an engine player only"));
         }
-    }
-    for (early, clock, kind, flag) in [
-        (&args.early_a, &args.clock_a, args.player_a, "--early-a"),
-        (&args.early_b, &args.clock_b, args.player_b, "--early-b"),
-    ] {
         if early.is_some() && (kind != Kind::Engine || clock.is_some()) {
             return Err(anyhow!(
-                "{flag} applies to an engine player without a game clock only"
+                "--early-{side} applies to an engine player without a game clock only"
             ));
         }
     }

@@ -639,27 +639,21 @@ impl Player {
                 let stop = AtomicBool::new(false);
                 // Early moves come from the second engine, so that its long searches leave
                 // nothing in the table of the engine that plays the rest of the game.
-                let engine = match (early, early_engine) {
-                    (Some(_), Some(e)) if budget.is_none() => e,
-                    _ => main,
+                let (engine, movetime, soft) = match (budget, early) {
+                    (Some(b), _) => (main, Some(b.hard), Some(b.soft)),
+                    (None, Some(t)) => (early_engine.as_mut().unwrap_or(main), Some(t), None),
+                    (None, None) => (main, None, None),
                 };
-                let clocked;
-                let (limits, soft) = match (budget, early) {
-                    (Some(b), _) => {
-                        clocked = Limits {
-                            movetime: Some(b.hard),
-                            ..limits.clone()
-                        };
-                        (&clocked, Some(b.soft))
-                    }
-                    (None, Some(t)) => {
-                        clocked = Limits {
+                let timed;
+                let limits = match movetime {
+                    Some(t) => {
+                        timed = Limits {
                             movetime: Some(t),
                             ..limits.clone()
                         };
-                        (&clocked, None)
+                        &timed
                     }
-                    (None, None) => (&*limits, None),
+                    None => &*limits,
                 };
                 let r = choose_move(
                     engine,
