@@ -14,6 +14,12 @@ fn main() -> ExitCode {
         .as_deref()
         .unwrap_or(cli.command.default_log_level());
     init_logging(level);
+    if !matches!(
+        cli.command,
+        Command::Serve(_) | Command::Hub(_) | Command::Play(_)
+    ) {
+        end_quietly_on_a_closed_pipe();
+    }
     let result = match cli.command {
         Command::Perft(args) => cli::perft::run(&args),
         Command::Moves(args) => cli::moves::run(&args),
@@ -37,6 +43,19 @@ fn main() -> ExitCode {
             eprintln!("checkersbot: error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Restores the system's default for SIGPIPE, which Rust programs ignore: a command whose output
+/// goes to a reader that stops early (`checkersbot book info | head`) then ends quietly, as other
+/// command-line tools do, instead of panicking on its next print. The daemon and the interactive
+/// commands keep ignoring it: they handle a closed output themselves and must not die of it.
+fn end_quietly_on_a_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start-up, before any thread is started; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -759,3 +759,85 @@ fn book_build_stops_on_sigterm_with_its_file_saved() {
     std::fs::remove_file(&path).ok();
     assert!(ok && err.contains("resuming"), "{err}");
 }
+
+/// `book lines` grows a copy of the built-in book along the deck's games: new leaves at its own
+/// budget, the old records kept; run again, it replays the games from the book and adds nothing.
+#[test]
+fn book_lines_grows_a_book_along_the_games_and_goes_on_from_it() {
+    let path = std::env::temp_dir().join(format!("checkersbot-lines-{}.cbbk", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let p = path.display().to_string();
+    let args = |from: bool| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "book",
+            "lines",
+            "--out",
+            &p,
+            "--deck",
+            "acf3:2-3",
+            "--nodes",
+            "20000",
+            "--opponent-nodes",
+            "2000,5000",
+            "--max-ply",
+            "12",
+            "--threads",
+            "2",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if from {
+            a.extend(["--from".to_string(), "builtin".to_string()]);
+        }
+        a
+    };
+    let run = |a: Vec<String>| bin(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (_, err, ok) = run(args(true));
+    assert!(ok, "{err}");
+    assert!(err.contains("8 games to ply 12"), "{err}");
+    let grown = Book::load(&path).expect("written");
+    assert!(grown.len() > builtin().len(), "{err}");
+    for e in builtin().entries() {
+        let i = grown.find_canonical(&e.position).expect("kept");
+        assert_eq!(grown.entry(i), e);
+    }
+    assert!(grown
+        .entries()
+        .iter()
+        .filter(|e| builtin().find_canonical(&e.position).is_none())
+        .all(|e| e.nodes == 20_000 && !e.expanded));
+    let (_, err, ok) = run(args(false));
+    let again = Book::load(&path);
+    std::fs::remove_file(&path).ok();
+    assert!(ok && err.contains("resuming"), "{err}");
+    assert!(err.contains("(+0 this run"), "{err}");
+    assert_eq!(again.expect("rewritten").len(), grown.len());
+    // Bad budgets are refused before anything is written.
+    let (_, err, ok) = bin(&["book", "lines", "--out", &p, "--opponent-nodes", "0"]);
+    assert!(!ok && err.contains("--opponent-nodes"), "{err}");
+    assert!(!path.exists());
+}
+
+/// A report command whose reader goes away ends quietly (no panic about a broken pipe).
+#[cfg(unix)]
+#[test]
+fn a_command_whose_reader_goes_away_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .args(["book", "info", "--ballots"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Close the reading end before the program writes (it loads the book first).
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+        "{:?} {err}",
+        out.status
+    );
+}

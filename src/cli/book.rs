@@ -3,6 +3,7 @@
 use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd, Progress};
+use checkersbot::engine::book::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
 use checkersbot::engine::book::{Book, BookSpec, BuildInfo};
 use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::level::Level;
@@ -13,7 +14,7 @@ use checkersbot::rules::geometry::BoardSize;
 use checkersbot::rules::openings::{Deck, DeckSpec};
 use checkersbot::rules::position::Side;
 use clap::{Args, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Arguments of `book`.
@@ -30,6 +31,12 @@ enum BookCommand {
     /// a new one starts from --from (e.g. the built-in book). SIGINT or SIGTERM stops it with the
     /// file saved; the same command goes on from there.
     Build(BuildArgs),
+    /// Grow a book along the lines games take: from each ballot of the ACF deck, once with each
+    /// side playing from the book, to a game ply. The book side plays the book's move, or searches
+    /// a position the book lacks and adds it; the other side is the engine at a small budget (the
+    /// likely replies). Reach where `build` gives breadth; SIGINT or SIGTERM stops it saved, the
+    /// same command goes on (games already played are replayed from the book).
+    Lines(LinesArgs),
     /// Positions, depth and nodes a position, plies covered per ballot, build time and compute.
     Info(InfoArgs),
     /// The book's moves and their values for a board.
@@ -100,6 +107,48 @@ struct BuildArgs {
 }
 
 #[derive(Args, Debug)]
+struct LinesArgs {
+    /// The book file (written atomically); if it exists, it is extended.
+    #[arg(long)]
+    out: PathBuf,
+    /// The book to start from when --out does not exist yet (or with --fresh): `builtin` or a
+    /// file.
+    #[arg(long)]
+    from: Option<String>,
+    /// The openings: `acf3` or a range `acf3:A-B`.
+    #[arg(long, default_value = "acf3")]
+    deck: String,
+    /// Node budget of each new book position's search.
+    #[arg(long, default_value_t = DEFAULT_LINES_NODES)]
+    nodes: u64,
+    /// The other side's node budgets, comma-separated: every game is played once per budget
+    /// (200000 is about 100 ms a move on one thread).
+    #[arg(long, default_value = "200000", value_delimiter = ',')]
+    opponent_nodes: Vec<u64>,
+    /// Games end at this ply from the start position (the ballot's three included).
+    #[arg(long, default_value_t = 24)]
+    max_ply: u32,
+    /// Games played side by side (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Stop after this many seconds (checked between moves).
+    #[arg(long)]
+    time: Option<u64>,
+    /// Save every this many seconds.
+    #[arg(long, default_value_t = 60)]
+    save_every: u64,
+    /// Start over (from --from, or empty) even if --out exists.
+    #[arg(long)]
+    fresh: bool,
+    /// Transposition table of each search, MiB.
+    #[arg(long, default_value_t = 64, value_parser = hash_arg)]
+    hash: usize,
+    /// Evaluation (as for `search --eval`).
+    #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
+    eval: String,
+}
+
+#[derive(Args, Debug)]
 struct InfoArgs {
     /// The book: `builtin` or a file.
     #[arg(long, default_value = "builtin")]
@@ -143,6 +192,7 @@ struct StatsArgs {
 pub fn run(args: &BookArgs) -> Result<()> {
     match &args.command {
         BookCommand::Build(a) => run_build(a),
+        BookCommand::Lines(a) => run_lines(a),
         BookCommand::Info(a) => run_info(a),
         BookCommand::Probe(a) => run_probe(a),
         BookCommand::Stats(a) => run_stats(a),
@@ -155,6 +205,17 @@ fn load(spec: &str) -> Result<Book> {
         .load()
         .map_err(|e| anyhow!("--book {spec}: {e}"))?
         .ok_or_else(|| anyhow!("--book off: this command needs a book"))
+}
+
+/// The build record of a book for the last line of a growing command: searches, time, compute.
+fn record(book: &Book) -> String {
+    let i = book.info();
+    format!(
+        "{} searches, {} and {:.2} core-hours in all",
+        i.searches,
+        hms(Duration::from_secs(i.seconds)),
+        i.cpu_seconds as f64 / 3600.0
+    )
 }
 
 fn hms(d: Duration) -> String {
@@ -196,42 +257,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     };
     let mut roots = vec![(AnyPosition::initial(size, Side::Bot), 0)];
     roots.extend(ballots.iter().map(|b| (b.position, a.ballot_cost)));
-    let exists = a.out.exists();
-    if exists && !a.fresh && a.from.is_some() {
-        bail!(
-            "{} exists and would be extended: drop --from, or add --fresh to start over from --from",
-            a.out.display()
-        );
-    }
-    let mut book = if exists && !a.fresh {
-        let book = Book::load_for(&a.out, size).with_context(|| {
-            format!(
-                "cannot resume {} (use --fresh to start over)",
-                a.out.display()
-            )
-        })?;
-        eprintln!(
-            "book: resuming {} ({} positions, {} searches, {})",
-            a.out.display(),
-            book.len(),
-            book.info().searches,
-            hms(Duration::from_secs(book.info().seconds))
-        );
-        book
-    } else if let Some(spec) = &a.from {
-        let book = load(spec)?;
-        book.check_size(size)
-            .map_err(|e| anyhow!("--from {spec}: {e}"))?;
-        eprintln!(
-            "book: starting from {spec} ({} positions, {} searches, {})",
-            book.len(),
-            book.info().searches,
-            hms(Duration::from_secs(book.info().seconds))
-        );
-        book
-    } else {
-        Book::new(size, BuildInfo::default())
-    };
+    let mut book = open_to_grow(&a.out, a.from.as_deref(), a.fresh, size)?;
     let info = book.info_mut();
     let (old_nodes, old_ms, old_pen) = (info.nodes, info.movetime_ms, info.penalty);
     info.nodes = nodes.unwrap_or(0);
@@ -306,15 +332,54 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         BuildEnd::Exhausted => "no leaf left",
     };
     eprintln!(
-        "book: done ({why}): {} positions, depth {}, {} searches, {} and {:.2} core-hours in all; written to {}",
+        "book: done ({why}): {} positions, depth {}, {}; written to {}",
         book.len(),
         book.max_depth(),
-        book.info().searches,
-        hms(Duration::from_secs(book.info().seconds)),
-        book.info().cpu_seconds as f64 / 3600.0,
+        record(&book),
         a.out.display()
     );
     Ok(())
+}
+
+/// The book a growing command works on: `out` if it exists (unless `fresh`), else a copy of
+/// `from`, else an empty book of `size`.
+fn open_to_grow(out: &Path, from: Option<&str>, fresh: bool, size: BoardSize) -> Result<Book> {
+    let exists = out.exists();
+    if exists && !fresh && from.is_some() {
+        bail!(
+            "{} exists and would be extended: drop --from, or add --fresh to start over from --from",
+            out.display()
+        );
+    }
+    if exists && !fresh {
+        let book = Book::load_for(out, size).with_context(|| {
+            format!(
+                "cannot resume {} (use --fresh to start over)",
+                out.display()
+            )
+        })?;
+        eprintln!(
+            "book: resuming {} ({} positions, {} searches, {})",
+            out.display(),
+            book.len(),
+            book.info().searches,
+            hms(Duration::from_secs(book.info().seconds))
+        );
+        Ok(book)
+    } else if let Some(spec) = from {
+        let book = load(spec)?;
+        book.check_size(size)
+            .map_err(|e| anyhow!("--from {spec}: {e}"))?;
+        eprintln!(
+            "book: starting from {spec} ({} positions, {} searches, {})",
+            book.len(),
+            book.info().searches,
+            hms(Duration::from_secs(book.info().seconds))
+        );
+        Ok(book)
+    } else {
+        Ok(Book::new(size, BuildInfo::default()))
+    }
 }
 
 /// The default node budget of a book position's search: deeper than the robot's own 5 s search.
@@ -371,6 +436,104 @@ fn progress_line(p: &Progress, max_positions: Option<usize>, time: Option<Durati
         hms(p.elapsed),
         line.join(" ")
     )
+}
+
+/// The default node budget of a position `book lines` adds: about 1.6 s on one thread, 20 times
+/// a 100 ms search.
+pub const DEFAULT_LINES_NODES: u64 = 4_000_000;
+
+fn run_lines(a: &LinesArgs) -> Result<()> {
+    let spec: DeckSpec = a
+        .deck
+        .parse()
+        .map_err(|e| anyhow!("--deck {}: {e}", a.deck))?;
+    let ballots = spec.ballots().map_err(|e| anyhow!("--deck {spec}: {e}"))?;
+    if a.nodes == 0 {
+        bail!("--nodes 0: the book's searches need a budget");
+    }
+    if a.opponent_nodes.is_empty() || a.opponent_nodes.contains(&0) {
+        bail!("--opponent-nodes: give one or more budgets above 0");
+    }
+    let mut book = open_to_grow(&a.out, a.from.as_deref(), a.fresh, BoardSize::S8)?;
+    let openings: Vec<Opening> = ballots
+        .iter()
+        .map(|b| Opening {
+            position: b.position,
+            ply: b.moves.len() as u32,
+        })
+        .collect();
+    let node_limits = |n: u64| Limits {
+        nodes: Some(n),
+        movetime: None,
+        depth: None,
+    };
+    let threads = super::common::threads_or_cores(Some(a.threads).filter(|&t| t > 0));
+    let cfg = LinesConfig {
+        engine: EngineConfig {
+            hash_mb: a.hash,
+            learned: load_eval(&a.eval)?,
+            ..EngineConfig::default()
+        },
+        limits: node_limits(a.nodes),
+        opponents: a.opponent_nodes.iter().map(|&n| node_limits(n)).collect(),
+        max_ply: a.max_ply,
+        threads,
+        time: a.time.map(Duration::from_secs),
+        save_every: Duration::from_secs(a.save_every),
+    };
+    let games = openings.len() * 2 * cfg.opponents.len();
+    eprintln!(
+        "book: lines into {} from {} ballots of {spec}, {games} games to ply {}, {} nodes a new position, opponent {:?} nodes, {threads} thread(s); SIGINT/SIGTERM stops it saved",
+        a.out.display(),
+        ballots.len(),
+        a.max_ply,
+        a.nodes,
+        a.opponent_nodes
+    );
+    let stop = super::common::stop_on_signals("stopping after saving");
+    let out = a.out.clone();
+    let mut last: Option<Instant> = None;
+    let mut report = |p: &LinesProgress| {
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(5)) && p.games < p.total {
+            return;
+        }
+        last = Some(Instant::now());
+        eprintln!(
+            "book: lines: game {}/{}, {} positions (+{} this run, avg depth {:.1}), {} of {} book-side moves from the book as it was, {}",
+            p.games,
+            p.total,
+            p.positions,
+            p.added,
+            p.search_depth,
+            p.known_moves,
+            p.book_moves,
+            hms(p.elapsed)
+        );
+    };
+    let end = grow_lines(
+        &mut book,
+        &openings,
+        &cfg,
+        stop,
+        &mut |b| {
+            tracing::debug!("saving {} positions", b.len());
+            b.save(&out)
+        },
+        &mut report,
+    )
+    .map_err(|e| anyhow!("book lines: {e}"))?;
+    let why = match end {
+        LinesEnd::Done => "every game played",
+        LinesEnd::Time => "time limit",
+        LinesEnd::Stopped => "stopped",
+    };
+    eprintln!(
+        "book: done ({why}): {} positions, {}; written to {}",
+        book.len(),
+        record(&book),
+        a.out.display()
+    );
+    Ok(())
 }
 
 fn run_info(a: &InfoArgs) -> Result<()> {

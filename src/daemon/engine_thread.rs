@@ -177,7 +177,7 @@ pub(super) fn engine_thread(
             tx.send(Event::Progress(info.clone())).ok();
         };
         // The book first, its moves chosen with the level's seed.
-        let book = engine.book_move(&job.pos, Some(&mut rng));
+        let book = engine.book_move(&job.pos, &limits, soft, Some(&mut rng));
         let result = if let Some(r) = book {
             report(&r.info);
             r

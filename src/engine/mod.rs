@@ -68,6 +68,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Nodes a second one search thread visits on 8x8 on this project's reference machine (about 2.2
+/// to 3 million in the opening, `checkersbot search --movetime 1000`): how
+/// [`Engine::expected_nodes`] turns a move time into nodes, to compare with a book record's budget.
+pub const NOMINAL_NPS: u64 = 2_500_000;
+
 /// How long and how deep to search. Unset limits do not apply; with none at all the search runs
 /// to the maximum depth or until stopped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -416,14 +421,25 @@ impl Engine {
     /// within the book margin of the best, at random (with `rng`, else with the engine's seed if
     /// it has one: the same seed gives the same choices), else the best. The result has
     /// [`StopReason::Book`], the move's book value as its score and the move as its line.
-    pub fn book_move(&mut self, pos: &AnyPosition, rng: Option<&mut Rng>) -> Option<SearchResult> {
+    ///
+    /// A leaf of the book whose own search had a smaller node budget than this search is expected
+    /// to have ([`Engine::expected_nodes`] of `limits` and `soft`) is not used: the engine's own
+    /// search is the better move then.
+    pub fn book_move(
+        &mut self,
+        pos: &AnyPosition,
+        limits: &Limits,
+        soft: Option<Duration>,
+        rng: Option<&mut Rng>,
+    ) -> Option<SearchResult> {
         let start = Instant::now();
+        let min_nodes = self.expected_nodes(limits, soft);
         let book = self.config.book.as_ref()?;
         if book.size() != pos.size() {
             return None;
         }
         // Look first, so that a position out of the book leaves the generators as they were.
-        book.moves(pos)?;
+        book.moves_within(pos, min_nodes)?;
         let mut own = if rng.is_none() && self.config.seed.is_some() {
             self.rng = xorshift(self.rng);
             Some(Rng::new(self.rng))
@@ -431,7 +447,7 @@ impl Engine {
             None
         };
         let rng = rng.or(own.as_mut());
-        let m = book.choose(pos, self.config.book_margin, rng)?;
+        let m = book.choose_within(pos, self.config.book_margin, rng, min_nodes)?;
         let info = Info {
             depth: 0,
             score: Score(i32::from(m.value)),
@@ -445,6 +461,22 @@ impl Engine {
             info,
             reason: StopReason::Book,
         })
+    }
+
+    /// About how many nodes a search with these limits will visit: the node budget if there is
+    /// one, else the time (the soft limit if there is one) at [`NOMINAL_NPS`] a thread; 0 with
+    /// a depth limit only (any book record is used then), and `u64::MAX` with no limit at all.
+    pub fn expected_nodes(&self, limits: &Limits, soft: Option<Duration>) -> u64 {
+        if let Some(n) = limits.nodes {
+            return n;
+        }
+        match soft.or(limits.movetime) {
+            Some(t) => {
+                (t.as_secs_f64() * NOMINAL_NPS as f64 * self.config.threads.max(1) as f64) as u64
+            }
+            None if limits.depth.is_some() => 0,
+            None => u64::MAX,
+        }
     }
 
     /// Sets or clears the seed for choosing among equal moves.
@@ -499,7 +531,7 @@ impl Engine {
         stop: &AtomicBool,
         on_info: &mut dyn FnMut(&Info),
     ) -> SearchResult {
-        if let Some(r) = self.book_move(pos, None) {
+        if let Some(r) = self.book_move(pos, limits, soft, None) {
             on_info(&r.info);
             return r;
         }
@@ -1038,6 +1070,67 @@ fn make_info<G: Geometry>(
 #[cfg(test)]
 mod tests {
     use super::Stability;
+    use super::{Engine, EngineConfig, Limits, StopReason, NOMINAL_NPS};
+    use crate::engine::book::{canonical, Book, BookMove, BuildInfo, Entry};
+    use crate::rules::any_size::AnyPosition;
+    use crate::rules::geometry::BoardSize;
+    use crate::rules::position::Side;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    #[test]
+    fn a_book_leaf_smaller_than_the_search_is_left_to_the_search() {
+        let start = AnyPosition::initial(BoardSize::S6, Side::Player);
+        // A leaf of 50,000 nodes that holds the last legal move (a search would not give it:
+        // the point is only which answered).
+        let last = start.legal_moves().pop().expect("moves");
+        let mut book = Book::new(BoardSize::S6, BuildInfo::default());
+        book.insert(Entry {
+            position: canonical(&start).0,
+            value: 3,
+            depth: 9,
+            nodes: 50_000,
+            expanded: false,
+            pending: false,
+            moves: vec![BookMove {
+                mv: last.clone(),
+                value: 3,
+            }],
+        })
+        .expect("new");
+        let mut engine = Engine::new(EngineConfig::default());
+        engine.set_book(Some(Arc::new(book)));
+        let nodes = |n| Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        };
+        let ms = |t| Limits {
+            movetime: Some(Duration::from_millis(t)),
+            ..Limits::default()
+        };
+        assert_eq!(engine.expected_nodes(&nodes(7), None), 7);
+        assert_eq!(engine.expected_nodes(&ms(100), None), NOMINAL_NPS / 10);
+        assert_eq!(
+            engine.expected_nodes(&ms(1000), Some(Duration::from_millis(10))),
+            NOMINAL_NPS / 100
+        );
+        let depth = Limits {
+            depth: Some(5),
+            ..Limits::default()
+        };
+        assert_eq!(engine.expected_nodes(&depth, None), 0);
+        assert_eq!(engine.expected_nodes(&Limits::default(), None), u64::MAX);
+        let stop = AtomicBool::new(false);
+        // Searches of up to 50,000 nodes take the book's move; a larger one searches.
+        let small = engine.search(&start, &[], &nodes(50_000), &stop, &mut |_| {});
+        assert_eq!(small.reason, StopReason::Book);
+        assert_eq!(small.best, Some(last.clone()));
+        let large = engine.search(&start, &[], &nodes(50_001), &stop, &mut |_| {});
+        assert_ne!(large.reason, StopReason::Book);
+        assert!(engine.book_move(&start, &ms(1000), None, None).is_none());
+        assert!(engine.book_move(&start, &ms(10), None, None).is_some());
+    }
 
     fn fed(iterations: &[(u32, u8, i32)]) -> f64 {
         let mut s = Stability::new();

@@ -268,6 +268,8 @@ pub struct PlayerStats {
     pub time: Duration,
     /// The longest a move took.
     pub max_time: Duration,
+    /// Moves played from the opening book (no search).
+    pub book_moves: u64,
 }
 
 impl PlayerStats {
@@ -508,6 +510,17 @@ impl MatchStats {
                 decisive - opener_lost,
             );
         }
+        if self.a.book_moves + self.b.book_moves > 0 {
+            let per_game = |n: u64| n as f64 / self.games.max(1) as f64;
+            let _ = writeln!(
+                out,
+                "moves from the book: {a_name} {} ({:.1} a game), {b_name} {} ({:.1} a game)",
+                self.a.book_moves,
+                per_game(self.a.book_moves),
+                self.b.book_moves,
+                per_game(self.b.book_moves),
+            );
+        }
         if self.a_ponder_nodes > 0 {
             let _ = writeln!(
                 out,
@@ -668,6 +681,7 @@ impl Player {
                 );
                 let i = &r.info;
                 stats.record(i.nodes, i.beta_cutoffs, i.tt_hits, i.depth, i.time);
+                stats.book_moves += u64::from(i.book);
                 r.best
             }
             Player::Student(student, limits) => {
@@ -1079,6 +1093,44 @@ mod tests {
         let table = stats.table("engine", "random");
         assert!(table.contains("6 games: engine 6-0-0 random"), "{table}");
         assert!(table.contains("Elo +inf"), "{table}");
+    }
+
+    /// Moves the engine takes from its book are counted, and the table says how many.
+    #[test]
+    fn book_moves_are_counted() {
+        let book = crate::engine::book::Book::builtin().expect("the built-in book reads");
+        let engine = PlayerSpec {
+            name: "booked".into(),
+            kind: PlayerKind::Engine {
+                config: EngineConfig {
+                    book: Some(Arc::new(book)),
+                    ..EngineConfig::default()
+                },
+                limits: Limits {
+                    depth: Some(2),
+                    ..Limits::default()
+                },
+                misstep: None,
+            },
+        };
+        let random = PlayerSpec {
+            name: "random".into(),
+            kind: PlayerKind::Random,
+        };
+        let opts = MatchOptions {
+            games: 2,
+            opening_plies: 0,
+            max_plies: 6,
+            seed: 5,
+            ..MatchOptions::new(AnyPosition::initial(BoardSize::S8, Side::Bot))
+        };
+        let (stats, _) = run_match(&engine, &random, &opts, &mut |_, _| true);
+        // The game where the engine moves first starts in the book.
+        assert!(stats.a.book_moves >= 1, "{:?}", stats.a);
+        assert!(stats.a.book_moves <= stats.a.moves);
+        assert_eq!(stats.b.book_moves, 0);
+        let table = stats.table("booked", "random");
+        assert!(table.contains("moves from the book: booked "), "{table}");
     }
 
     /// With an endgame database adjudicating, a game ends at the first position the database

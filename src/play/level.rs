@@ -193,7 +193,7 @@ pub fn choose_move(
     on_info: &mut dyn FnMut(&Info),
 ) -> SearchResult {
     // The book first: its moves are chosen within the engine's book margin, with `rng`.
-    if let Some(r) = engine.book_move(pos, Some(rng)) {
+    if let Some(r) = engine.book_move(pos, limits, soft, Some(rng)) {
         on_info(&r.info);
         return r;
     }

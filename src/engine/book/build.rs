@@ -4,9 +4,11 @@
 //! Every position of the book has been searched once ([`BuildConfig::limits`]; its record keeps
 //! the depth reached and the node budget); a position is *expanded* by searching every position
 //! its legal moves lead to. The value of an expanded position is the best of its moves' values
-//! (minimax over the book below it); a leaf's is its own search's. A position is never searched
+//! (minimax over the book below it); a leaf's is its own search's. A position is not searched
 //! again: an existing record keeps its own value, and only gains moves valued from deeper in the
-//! book when it is expanded.
+//! book when it is expanded. The one exception is a leaf searched with a smaller node budget than
+//! the build's (as [`super::lines`] adds them): an expansion that reaches it searches it again at
+//! the build's budget and the new search replaces it.
 //!
 //! **Which leaf next.** The book grows from its *roots* ([`BuildConfig::roots`]: the start
 //! position, and for 8x8 the ballots of the ACF 3-move deck), each with a starting cost. A path's
@@ -298,9 +300,15 @@ impl Tree<'_> {
     }
 }
 
+/// Whether a record is a leaf searched with a smaller node budget than `limits` gives (e.g. one
+/// [`super::lines`] added): an expansion searches it again and the new search replaces it.
+fn weaker(e: &Entry, limits: &Limits) -> bool {
+    !e.expanded && limits.nodes.is_some_and(|n| e.nodes > 0 && e.nodes < n)
+}
+
 /// A canonical position's search: its leaf record, and whether the search ran to its limit (not
 /// stopped from outside).
-fn search_leaf(
+pub(super) fn search_leaf(
     engine: &mut Engine,
     pos: &AnyPosition,
     limits: &Limits,
@@ -496,7 +504,11 @@ pub fn build(
             for &leaf in &leaves {
                 for (_, next) in tree.book.entry(leaf).position.successors() {
                     let c = canonical(&next).0;
-                    if tree.book.find_canonical(&c).is_none() && seen.insert(c) {
+                    let search = match tree.book.find_canonical(&c) {
+                        None => true,
+                        Some(j) => weaker(tree.book.entry(j), &cfg.limits),
+                    };
+                    if search && seen.insert(c) {
                         todo.push(c);
                     }
                 }
@@ -562,10 +574,19 @@ fn search_round(
         }
         let found = search_all(engines, group, &cfg.limits, stop);
         let complete = found.len() == group.len();
-        for e in found {
+        for mut e in found {
             run.searches += 1;
             run.depth_sum += u64::from(e.depth);
-            let _ = tree.book.insert(e);
+            match tree.book.find_canonical(&e.position) {
+                None => {
+                    let _ = tree.book.insert(e);
+                }
+                Some(i) if weaker(tree.book.entry(i), &cfg.limits) => {
+                    e.pending = tree.book.entry(i).pending;
+                    tree.book.replace(i, e);
+                }
+                Some(_) => {}
+            }
         }
         if !complete {
             return Ok(Some(BuildEnd::Stopped));

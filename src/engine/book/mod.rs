@@ -43,6 +43,7 @@
 //! bytes, a checksum mismatch, an impossible position, or a move that is not legal in its position.
 
 pub mod build;
+pub mod lines;
 
 use crate::rng::Rng;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
@@ -397,6 +398,12 @@ impl Book {
         &mut self.entries[i]
     }
 
+    /// Replaces record `i` by a new search of the same position (the caller checks it is one).
+    pub(crate) fn replace(&mut self, i: usize, entry: Entry) {
+        debug_assert_eq!(self.entries[i].position, entry.position);
+        self.entries[i] = entry;
+    }
+
     /// Adds a record (its position canonical and of the book's size); a position that is
     /// already in is refused with its record number.
     pub fn insert(&mut self, entry: Entry) -> Result<usize, usize> {
@@ -412,13 +419,20 @@ impl Book {
     /// The book's moves for `pos`, best first, in `pos`'s own coordinates; `None` when the
     /// position is not in the book (or is of another size).
     pub fn moves(&self, pos: &AnyPosition) -> Option<Vec<BookMove>> {
+        self.moves_within(pos, 0)
+    }
+
+    /// [`Book::moves`], but `None` also for a leaf whose search had a node budget below
+    /// `min_nodes` (a search of `min_nodes` would be the better judge); expanded positions, and
+    /// leaves searched by time (budget 0), always answer.
+    pub fn moves_within(&self, pos: &AnyPosition, min_nodes: u64) -> Option<Vec<BookMove>> {
         if pos.size() != self.size {
             return None;
         }
         let (canon, turned) = canonical(pos);
         let i = self.find_canonical(&canon)?;
         let e = &self.entries[i];
-        if e.moves.is_empty() {
+        if e.moves.is_empty() || (!e.expanded && e.nodes > 0 && e.nodes < min_nodes) {
             return None;
         }
         Some(
@@ -446,7 +460,18 @@ impl Book {
         margin: i32,
         rng: Option<&mut Rng>,
     ) -> Option<BookMove> {
-        let moves = self.moves(pos)?;
+        self.choose_within(pos, margin, rng, 0)
+    }
+
+    /// [`Book::choose`] among the records [`Book::moves_within`] answers for `min_nodes`.
+    pub fn choose_within(
+        &self,
+        pos: &AnyPosition,
+        margin: i32,
+        rng: Option<&mut Rng>,
+        min_nodes: u64,
+    ) -> Option<BookMove> {
+        let moves = self.moves_within(pos, min_nodes)?;
         let best = moves.iter().map(|m| m.value).max()?;
         let floor = i32::from(best) - margin.max(0);
         let near: Vec<&BookMove> = moves
@@ -897,6 +922,29 @@ mod tests {
             .expect("new");
         assert_eq!(book.best_line(&start, 10).len(), 2);
         assert_eq!(book.best_line(&start, 1).len(), 1);
+    }
+
+    #[test]
+    fn a_leaf_searched_with_less_than_the_engine_will_does_not_answer() {
+        let mut book = Book::new(BoardSize::S8, BuildInfo::default());
+        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+        let (_, child) = start.successors().remove(0);
+        book.insert(entry(start, false, false, 4_000)).expect("new");
+        book.insert(entry(canonical(&child).0, true, false, 1_000))
+            .expect("new");
+        // The leaf of 4,000 nodes answers a search of up to 4,000 nodes, not one of more.
+        assert!(book.moves_within(&start, 0).is_some());
+        assert!(book.moves_within(&start, 4_000).is_some());
+        assert!(book.moves_within(&start, 4_001).is_none());
+        assert!(book.choose_within(&start, 0, None, 4_001).is_none());
+        assert_eq!(book.moves(&start), book.moves_within(&start, 0));
+        // An expanded position answers whatever its own search's budget.
+        assert!(book.moves_within(&child, u64::MAX).is_some());
+        // A leaf searched by time (budget 0) answers too.
+        let (_, other) = start.successors().remove(1);
+        book.insert(entry(canonical(&other).0, false, false, 0))
+            .expect("new");
+        assert!(book.moves_within(&other, u64::MAX).is_some());
     }
 
     #[test]
