@@ -118,11 +118,13 @@ struct LinesArgs {
     /// The openings: `acf3` or a range `acf3:A-B`.
     #[arg(long, default_value = "acf3")]
     deck: String,
-    /// Node budget of each new book position's search.
+    /// Node budget of each new book position's search; a leaf searched with fewer nodes that
+    /// the book side reaches is searched again at this budget and replaced (unless an expanded
+    /// position's moves hold its value: `book build` deepens those).
     #[arg(long, default_value_t = DEFAULT_LINES_NODES)]
     nodes: u64,
     /// The other side's node budgets, comma-separated: every game is played once per budget
-    /// (200000 is about 100 ms a move on one thread).
+    /// (200000 is about 100 ms a move on one thread, 2500000 about 1 s).
     #[arg(long, default_value = "200000", value_delimiter = ',')]
     opponent_nodes: Vec<u64>,
     /// Games end at this ply from the start position (the ballot's three included).
@@ -499,11 +501,12 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         }
         last = Some(Instant::now());
         eprintln!(
-            "book: lines: game {}/{}, {} positions (+{} this run, avg depth {:.1}), {} of {} book-side moves from the book as it was, {}",
+            "book: lines: game {}/{}, {} positions (+{} this run, {} deepened, avg depth {:.1}), {} of {} book-side moves from the book as it was, {}",
             p.games,
             p.total,
             p.positions,
             p.added,
+            p.deepened,
             p.search_depth,
             p.known_moves,
             p.book_moves,

@@ -302,7 +302,7 @@ impl Tree<'_> {
 
 /// Whether a record is a leaf searched with a smaller node budget than `limits` gives (e.g. one
 /// [`super::lines`] added): an expansion searches it again and the new search replaces it.
-fn weaker(e: &Entry, limits: &Limits) -> bool {
+pub(super) fn weaker(e: &Entry, limits: &Limits) -> bool {
     !e.expanded && limits.nodes.is_some_and(|n| e.nodes > 0 && e.nodes < n)
 }
 
@@ -364,21 +364,38 @@ fn search_all(
 }
 
 /// What a build has done in this run, for the progress reports and the build record.
-struct Run {
-    start: Instant,
+/// A run's clock and counts, for the build record in the book's header (used by [`build`] and
+/// by [`super::lines`]).
+pub(super) struct Run {
+    pub(super) start: Instant,
     cpu0: Option<Duration>,
     seconds0: u64,
     cpu_seconds0: u64,
     searches0: u64,
-    searches: u64,
-    depth_sum: u64,
-    positions0: usize,
-    last_save: Instant,
+    pub(super) searches: u64,
+    pub(super) depth_sum: u64,
+    pub(super) positions0: usize,
+    pub(super) last_save: Instant,
 }
 
 impl Run {
+    /// A run starting now on `book` (its record so far is kept and added to).
+    pub(super) fn start(book: &Book) -> Run {
+        Run {
+            start: Instant::now(),
+            cpu0: process_cpu_time(),
+            seconds0: book.info().seconds,
+            cpu_seconds0: book.info().cpu_seconds,
+            searches0: book.info().searches,
+            searches: 0,
+            depth_sum: 0,
+            positions0: book.len(),
+            last_save: Instant::now(),
+        }
+    }
+
     /// Writes this run's time, compute and searches into the book's record.
-    fn record(&self, book: &mut Book, threads: usize) {
+    pub(super) fn record(&self, book: &mut Book, threads: usize) {
         let elapsed = self.start.elapsed();
         // Without the system's CPU time, the searches' threads are counted as busy throughout.
         let cpu = match (self.cpu0, process_cpu_time()) {
@@ -392,6 +409,20 @@ impl Run {
     }
 }
 
+/// The records that are a move from an expanded record: their values are backed up into their
+/// parents' moves, so only a build (which brings those up to date) may replace them.
+pub(super) fn children_of_expanded(book: &Book) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    for e in book.entries().iter().filter(|e| e.expanded) {
+        for (_, next) in e.position.successors() {
+            if let Some(j) = book.find_canonical(&canonical(&next).0) {
+                out.insert(j);
+            }
+        }
+    }
+    out
+}
+
 /// Builds or extends `book` (of the size it is for) until a limit in `cfg`, `stop`, or no leaf is
 /// left; `save` is called at least every [`BuildConfig::save_every`] and at the end with the
 /// book's moves up to date, `on_progress` after every group of searches.
@@ -402,17 +433,7 @@ pub fn build(
     save: &mut dyn FnMut(&Book) -> Result<(), BookError>,
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<BuildEnd, BookError> {
-    let mut run = Run {
-        start: Instant::now(),
-        cpu0: process_cpu_time(),
-        seconds0: book.info().seconds,
-        cpu_seconds0: book.info().cpu_seconds,
-        searches0: book.info().searches,
-        searches: 0,
-        depth_sum: 0,
-        positions0: book.len(),
-        last_save: Instant::now(),
-    };
+    let mut run = Run::start(book);
     let threads = cfg.threads.max(1);
     let mut engine_cfg = cfg.engine.clone();
     engine_cfg.threads = 1;

@@ -23,11 +23,12 @@
 //! later expands their parent searches them again at its own, larger budget ([`super::build`]),
 //! and an engine with a larger budget of its own does not play them ([`super::Book::moves_within`]).
 
-use super::build::{process_cpu_time, search_leaf};
+use super::build::{children_of_expanded, search_leaf, weaker, Run};
 use super::{canonical, turn_move, Book, BookError};
 use crate::engine::{Engine, EngineConfig, Limits, StopReason};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::position::Side;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -71,6 +72,8 @@ pub struct LinesProgress {
     pub positions: usize,
     /// Positions added in this run.
     pub added: usize,
+    /// Leaves of a smaller budget searched again at this run's and replaced.
+    pub deepened: usize,
     /// Book-side moves of the finished games, and those of them that were already in the book
     /// before this run.
     pub book_moves: u64,
@@ -99,14 +102,12 @@ struct Shared<'a> {
     stats: Mutex<Stats>,
 }
 
-#[derive(Default)]
 struct Stats {
     games: usize,
-    searches: u64,
-    depth_sum: u64,
     book_moves: u64,
     known_moves: u64,
-    last_save: Option<Instant>,
+    deepened: usize,
+    run: Run,
 }
 
 /// One game's outcome for the run.
@@ -126,12 +127,12 @@ pub fn grow_lines(
     save: &mut (dyn FnMut(&Book) -> Result<(), BookError> + Send),
     on_progress: &mut (dyn FnMut(&LinesProgress) + Send),
 ) -> Result<LinesEnd, BookError> {
-    let start = Instant::now();
-    let cpu0 = process_cpu_time();
-    let info0 = book.info().clone();
+    let run = Run::start(book);
+    let start = run.start;
     let positions0 = book.len();
-    let known: std::collections::HashSet<AnyPosition> =
-        book.entries().iter().map(|e| e.position).collect();
+    let known: HashSet<AnyPosition> = book.entries().iter().map(|e| e.position).collect();
+    // Their values are backed up into their parents' moves: deepening them is a build's work.
+    let kept = children_of_expanded(book);
     let mut engine_cfg = cfg.engine.clone();
     engine_cfg.threads = 1;
     engine_cfg.seed = None;
@@ -143,28 +144,23 @@ pub fn grow_lines(
     let next = AtomicUsize::new(0);
     let shared = Shared {
         book: Mutex::new(book),
-        stats: Mutex::new(Stats::default()),
+        stats: Mutex::new(Stats {
+            games: 0,
+            book_moves: 0,
+            known_moves: 0,
+            deepened: 0,
+            run,
+        }),
     };
     let timed_out = || cfg.time.is_some_and(|t| start.elapsed() >= t);
     let halted = AtomicBool::new(false);
     let failure: Mutex<Option<BookError>> = Mutex::new(None);
     let callbacks = Mutex::new((save, on_progress));
-    let record = |book: &mut Book, stats: &Stats| {
-        let elapsed = start.elapsed();
-        let cpu = match (cpu0, process_cpu_time()) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            _ => elapsed * threads as u32,
-        };
-        let info = book.info_mut();
-        info.searches = info0.searches + stats.searches;
-        info.seconds = info0.seconds + elapsed.as_secs();
-        info.cpu_seconds = info0.cpu_seconds + cpu.as_secs();
-    };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             let (next, shared, halted, failure, callbacks) =
                 (&next, &shared, &halted, &failure, &callbacks);
-            let (engine_cfg, known, record, timed_out) = (&engine_cfg, &known, &record, &timed_out);
+            let (engine_cfg, known, kept, timed_out) = (&engine_cfg, &known, &kept, &timed_out);
             scope.spawn(move || {
                 let mut mine = Engine::new(engine_cfg.clone());
                 let mut theirs = Engine::new(engine_cfg.clone());
@@ -192,6 +188,7 @@ pub fn grow_lines(
                         &mut theirs,
                         shared,
                         known,
+                        kept,
                         opening,
                         book_side,
                         cfg,
@@ -220,18 +217,17 @@ pub fn grow_lines(
                         total,
                         positions: book.len(),
                         added: book.len().saturating_sub(positions0),
+                        deepened: stats.deepened,
                         book_moves: stats.book_moves,
                         known_moves: stats.known_moves,
-                        search_depth: stats.depth_sum as f64 / stats.searches.max(1) as f64,
+                        search_depth: stats.run.depth_sum as f64 / stats.run.searches.max(1) as f64,
                         elapsed: start.elapsed(),
                     };
-                    let due = stats
-                        .last_save
-                        .is_none_or(|t| t.elapsed() >= cfg.save_every);
+                    let due = stats.run.last_save.elapsed() >= cfg.save_every;
                     let Ok(mut cb) = callbacks.lock() else { break };
                     if due {
-                        record(&mut book, &stats);
-                        stats.last_save = Some(Instant::now());
+                        stats.run.record(&mut book, threads);
+                        stats.run.last_save = Instant::now();
                         if let Err(e) = (cb.0)(&book) {
                             if let Ok(mut f) = failure.lock() {
                                 *f = Some(e);
@@ -248,15 +244,19 @@ pub fn grow_lines(
     if let Some(e) = failure.into_inner().ok().flatten() {
         return Err(e);
     }
-    let stats = shared.stats.into_inner().unwrap_or_default();
+    // A poisoned lock means a worker panicked while holding it.
+    let stats = shared
+        .stats
+        .into_inner()
+        .map_err(|_| BookError::WorkerFailed)?;
     let book = shared
         .book
         .into_inner()
-        .map_err(|_| BookError::TooLarge("a thread of the run failed".into()))?;
-    record(book, &stats);
+        .map_err(|_| BookError::WorkerFailed)?;
+    stats.run.record(book, threads);
     let (save, _) = callbacks
         .into_inner()
-        .map_err(|_| BookError::TooLarge("a thread of the run failed".into()))?;
+        .map_err(|_| BookError::WorkerFailed)?;
     save(book)?;
     Ok(if stats.games >= total {
         LinesEnd::Done
@@ -268,13 +268,15 @@ pub fn grow_lines(
 }
 
 /// Plays one game from `opening` with `book_side` playing from the book (searching and adding
-/// what it lacks) and the other side searching at `opponent`'s budget, to the ply limit.
+/// what it lacks, and searching again a leaf of a smaller budget than the run's unless it is in
+/// `kept`) and the other side searching at `opponent`'s budget, to the ply limit.
 #[allow(clippy::too_many_arguments)]
 fn play_game(
     mine: &mut Engine,
     theirs: &mut Engine,
     shared: &Shared<'_>,
-    known: &std::collections::HashSet<AnyPosition>,
+    known: &HashSet<AnyPosition>,
+    kept: &HashSet<usize>,
     opening: Opening,
     book_side: Side,
     cfg: &LinesConfig,
@@ -295,11 +297,15 @@ fn play_game(
         }
         let mv: MoveInfo = if pos.side() == book_side {
             let (canon, turned) = canonical(&pos);
-            let held = match shared.book.lock() {
-                Ok(book) => book.find_canonical(&canon).and_then(|i| {
-                    let e = book.entry(i);
-                    e.moves.first().map(|m| m.mv.clone())
-                }),
+            // The record's first move, unless it is missing or a leaf to search again.
+            let (held, old) = match shared.book.lock() {
+                Ok(book) => match book.find_canonical(&canon) {
+                    Some(i) if weaker(book.entry(i), &cfg.limits) && !kept.contains(&i) => {
+                        (None, Some(i))
+                    }
+                    Some(i) => (book.entry(i).moves.first().map(|m| m.mv.clone()), None),
+                    None => (None, None),
+                },
                 Err(_) => return GameEnd::Interrupted,
             };
             let canon_mv = match held {
@@ -317,16 +323,26 @@ fn play_game(
                     let Some(mv) = entry.moves.first().map(|m| m.mv.clone()) else {
                         break;
                     };
-                    if let Ok(mut stats) = shared.stats.lock() {
-                        stats.searches += 1;
-                        stats.depth_sum += u64::from(entry.depth);
-                    }
+                    let depth = entry.depth;
+                    let mut replaced = false;
                     match shared.book.lock() {
-                        // Another game may have added it meanwhile: the same record.
-                        Ok(mut book) => {
-                            let _ = book.insert(entry);
-                        }
+                        // Another game may have added or deepened it meanwhile: the same record.
+                        Ok(mut book) => match old {
+                            Some(i) if weaker(book.entry(i), &cfg.limits) => {
+                                book.replace(i, entry);
+                                replaced = true;
+                            }
+                            Some(_) => {}
+                            None => {
+                                let _ = book.insert(entry);
+                            }
+                        },
                         Err(_) => return GameEnd::Interrupted,
+                    }
+                    if let Ok(mut stats) = shared.stats.lock() {
+                        stats.run.searches += 1;
+                        stats.run.depth_sum += u64::from(depth);
+                        stats.deepened += usize::from(replaced);
                     }
                     mv
                 }
@@ -565,5 +581,74 @@ mod tests {
             .count();
         assert!(reached > 10, "{reached}");
         assert!(replaced > 0, "no lines leaf was searched again");
+    }
+
+    /// Lines at a larger budget search again the smaller leaves they reach, so they play the
+    /// games a run at that budget from nothing plays: its records are all there, and the smaller
+    /// leaves left are those no game reached.
+    #[test]
+    fn lines_at_a_larger_budget_deepen_the_leaves_they_reach() {
+        let stop = AtomicBool::new(false);
+        let mut small = config(2);
+        small.limits = nodes(700);
+        let mut book = Book::new(BoardSize::S6, BuildInfo::default());
+        grown(&mut book, &small, &stop);
+        let (_, seen) = grown(&mut book, &config(2), &stop);
+        let last = seen.last().expect("progress");
+        assert!(last.deepened > 0, "nothing deepened");
+        // A position searched again is not a move from the book as it was.
+        assert!(last.known_moves < last.book_moves);
+        let mut fresh = Book::new(BoardSize::S6, BuildInfo::default());
+        grown(&mut fresh, &config(1), &stop);
+        let deep: Vec<Entry> = sorted(&book)
+            .into_iter()
+            .filter(|e| e.nodes == 3_000)
+            .collect();
+        assert_eq!(deep, sorted(&fresh));
+        assert!(book
+            .entries()
+            .iter()
+            .all(|e| e.nodes == 700 || e.nodes == 3_000));
+        assert_eq!(last.added + last.deepened, fresh.len());
+    }
+
+    /// A leaf whose value an expanded record's moves hold is left to a build (which brings those
+    /// moves up to date); the others a game reaches are searched again.
+    #[test]
+    fn lines_leave_the_children_of_expanded_positions_to_a_build() {
+        let stop = AtomicBool::new(false);
+        let cfg = BuildConfig {
+            engine: EngineConfig::default(),
+            limits: nodes(700),
+            penalty: 5,
+            threads: 1,
+            batch: 2,
+            max_positions: Some(30),
+            time: None,
+            max_ply: 40,
+            save_every: Duration::from_secs(3600),
+            roots: Vec::new(),
+        };
+        let mut book = Book::new(BoardSize::S6, BuildInfo::default());
+        let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
+        assert_eq!(end.ok(), Some(BuildEnd::Positions));
+        // Lines at the same budget add leaves past the built tree.
+        let mut small = config(2);
+        small.limits = nodes(700);
+        grown(&mut book, &small, &stop);
+        let kept = children_of_expanded(&book);
+        assert!(!kept.is_empty());
+        let old = book.entries().to_vec();
+        let (_, seen) = grown(&mut book, &config(2), &stop);
+        assert!(seen.last().expect("progress").deepened > 0);
+        for (i, e) in old.iter().enumerate() {
+            if kept.contains(&i) || e.expanded {
+                assert_eq!(book.entry(i), e, "record {i}");
+            }
+        }
+        assert!(old
+            .iter()
+            .enumerate()
+            .any(|(i, e)| !kept.contains(&i) && book.entry(i) != e));
     }
 }

@@ -155,6 +155,10 @@ pub enum BookError {
     /// Too much to store (a field would overflow).
     #[error("cannot write the book: {0}")]
     TooLarge(String),
+    /// A worker thread of a run stopped with a panic (a bug): the book in memory is not trusted
+    /// and is not saved.
+    #[error("a thread of the book's run failed; the book was not saved")]
+    WorkerFailed,
 }
 
 /// A book move with its value.
