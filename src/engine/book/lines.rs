@@ -129,7 +129,6 @@ pub fn grow_lines(
 ) -> Result<LinesEnd, BookError> {
     let run = Run::start(book);
     let start = run.start;
-    let positions0 = book.len();
     let known: HashSet<AnyPosition> = book.entries().iter().map(|e| e.position).collect();
     // Their values are backed up into their parents' moves: deepening them is a build's work.
     let kept = children_of_expanded(book);
@@ -216,7 +215,7 @@ pub fn grow_lines(
                         games: stats.games,
                         total,
                         positions: book.len(),
-                        added: book.len().saturating_sub(positions0),
+                        added: book.len().saturating_sub(stats.run.positions0),
                         deepened: stats.deepened,
                         book_moves: stats.book_moves,
                         known_moves: stats.known_moves,
