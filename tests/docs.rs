@@ -521,7 +521,8 @@ fn the_readmes_opening_example_is_what_serve_answers() {
         .collect();
     assert!(!want.is_empty(), "the picture shows the daemon's replies");
     let start = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
-    let input = format!("newgame\nboard {start} p\n{board}\nquit\n");
+    // The person's lines, then `quit` once the daemon has answered, as someone typing would:
+    // a `quit` that arrives during the search ends the easy level's deliberate slip early.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkersbot"))
         .arg("serve")
         .args(&flags)
@@ -532,14 +533,23 @@ fn the_readmes_opening_example_is_what_serve_answers() {
         .spawn()
         .expect("serve starts");
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = common::line_channel(child.stdout.take().expect("stdout"));
+    stdin
+        .write_all(format!("newgame\nboard {start} p\n{board}\n").as_bytes())
         .expect("write");
-    let out = child.wait_with_output().expect("serve ends");
-    let got = String::from_utf8_lossy(&out.stdout);
+    let mut got = Vec::new();
+    while !got
+        .last()
+        .is_some_and(|l: &String| l.starts_with("move ") || l.starts_with("error "))
+    {
+        got.push(lines.recv_timeout(common::WAIT).expect("a reply in time"));
+    }
+    stdin.write_all(b"quit\n").expect("write");
+    drop(stdin);
+    got.extend(lines.iter());
+    child.wait().expect("serve ends");
+    let got = got.join("\n");
     // After `ok` and `unchanged`: the replies to the board, search lines aside.
     let replies: Vec<&str> = got
         .lines()
