@@ -4,10 +4,30 @@
 mod common;
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+}
+
+/// The standard output of a run that had to succeed (`what` names it; a failure shows both
+/// streams).
+fn succeeded(out: &Output, what: &str) -> String {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what}: {}\nstdout:\n{text}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The standard error of a run that had to fail (`what` names it).
+fn failed(out: &Output, what: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{what} was accepted: {err}");
+    err
 }
 
 #[test]
@@ -38,8 +58,7 @@ fn play_over_stdin_on_a_10x10_layout() {
         .write_all(b"G1 F1\nG1 F2\nundo\nG1 F2\nquit\n")
         .expect("write");
     let out = child.wait_with_output().expect("finishes");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "play");
     assert!(
         text.starts_with("checkersbot: 10x10 checkers, level medium (custom limits).\nYou play p"),
         "{text}"
@@ -85,8 +104,7 @@ fn match_against_random_writes_pdn() {
         .arg(&pdn)
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "match --pdn");
     assert!(
         text.contains("game 1/2: d3 first vs random: d3 wins"),
         "{text}"
@@ -119,8 +137,7 @@ fn match_student_against_random() {
         ])
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "match with the student");
     assert!(text.contains("2 games: student-d3 2-0-0 random"), "{text}");
     // The table has the student's search figures: depth 3 reached.
     let row = text
@@ -134,8 +151,7 @@ fn match_student_against_random() {
         .args(["match", "--player-b", "student", "--threads-b", "2"])
         .output()
         .expect("binary runs");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("student"));
+    assert!(failed(&out, "--threads-b for the student").contains("student"));
 }
 
 /// `match --openings acf3:A-B` plays every ballot of the range twice, colours swapped, names the
@@ -156,8 +172,7 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
         .args(["--player-b", "random", "--seed", "2"])
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "match on the deck");
     assert!(
         text.contains("4 games from") && text.contains("openings acf3:3-4 (2 ballots)"),
         "{text}"
@@ -176,8 +191,7 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
         &["--openings", "acf3:150-160"],
     ] {
         let out = bin().arg("match").args(bad).output().expect("binary runs");
-        assert!(!out.status.success(), "{bad:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = failed(&out, &format!("{bad:?}"));
         assert!(err.contains("acf3"), "{bad:?}: {err}");
     }
     let out = bin()
@@ -206,8 +220,7 @@ fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
         .args(["--player-b", "random", "--max-plies", "20", "--seed", "3"])
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "match --early-time");
     let row = text
         .lines()
         .find(|l| l.starts_with("5ms-early400:12 "))
@@ -224,8 +237,7 @@ fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
         &["--early-b", "100:4", "--player-b", "student"],
     ] {
         let out = bin().arg("match").args(bad).output().expect("binary runs");
-        assert!(!out.status.success(), "{bad:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
+        let err = failed(&out, &format!("{bad:?}"));
         assert!(
             err.contains("--early-") && err.contains("without a game clock"),
             "{bad:?}: {err}"
@@ -306,11 +318,7 @@ fn pdn_is_read_by_pydraughts() {
             .arg(&pdn)
             .output()
             .expect("binary runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out, "match for pydraughts");
         let run = Command::new("python3").arg(script).arg(&pdn).output();
         assert_ne!(
             run.as_ref().ok().and_then(|r| r.status.code()),
@@ -361,7 +369,7 @@ fn selfplay_plays_with_the_weights_it_is_given() {
     let (ok3, hand) = run("hand", "c.cbsp");
     let (ok4, built_in) = run("learned", "e.cbsp");
     for r in [&ok1, &ok2, &ok3, &ok4] {
-        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        succeeded(r, "selfplay");
     }
     assert!(learned1.len() > 100, "records written");
     assert_eq!(learned1, learned2, "deterministic for a seed");
@@ -388,8 +396,7 @@ fn search_final_line(knobs: &str) -> String {
         .args(["--search", knobs])
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{knobs}: {text}");
+    let text = succeeded(&out, knobs);
     let last = text
         .lines()
         .find(|l| l.contains(" stop "))
@@ -426,8 +433,7 @@ fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
         .args(["search", "--depth", "3", "--search", "speed=9"])
         .output()
         .expect("binary runs");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out, "search --search speed=9");
     assert!(
         err.contains("--search: unknown search knob 'speed'"),
         "{err}"
@@ -456,11 +462,7 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
         .arg(&data)
         .output()
         .expect("binary runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    succeeded(&made, "selfplay");
     let train = |extra: &[&str], out: &std::path::Path| {
         bin()
             .arg("train")
@@ -475,7 +477,7 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     };
     let same = dir.join("same.cbev");
     let r = train(&["--tiling", "staggered", "--epochs", "0"], &same);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r, "train");
     assert!(
         String::from_utf8_lossy(&r.stdout).contains("13 regions (staggered)"),
         "{}",
@@ -487,8 +489,7 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
             .args(["--eval", eval])
             .output()
             .expect("binary runs");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{eval}: {text}");
+        let text = succeeded(&out, eval);
         let last = text.lines().find(|l| l.contains(" stop ")).map(|l| {
             let w: Vec<&str> = l.split(' ').collect();
             // Score, nodes and line: the tree, not its time.
@@ -501,7 +502,7 @@ fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     assert_eq!(search(&same_path), search("learned"));
     let trained = dir.join("trained.cbev");
     let r = train(&["--tiling", "staggered", "--epochs", "1"], &trained);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    succeeded(&r, "train");
     let bytes = std::fs::read(&trained).expect("weights written");
     let w = checkersbot::engine::eval::LearnedWeights::from_bytes(&bytes).expect("weights load");
     assert_eq!(w.tiling, checkersbot::engine::eval::Tiling::Staggered);
@@ -549,11 +550,7 @@ fn match_adjudicated_by_an_endgame_database() {
         .arg(&dir)
         .output()
         .expect("binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out, "egdb build");
     let out = bin()
         .args([
             "match",
@@ -568,8 +565,7 @@ fn match_adjudicated_by_an_endgame_database() {
         .arg(&dir)
         .output()
         .expect("binary runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let text = succeeded(&out, "match --adjudicate-egdb");
     assert!(
         text.contains(&format!(
             "adjudicated by the endgame database {}",
@@ -584,8 +580,7 @@ fn match_adjudicated_by_an_endgame_database() {
         .arg(&dir)
         .output()
         .expect("binary runs");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out, "match --adjudicate-egdb without a database");
     assert!(err.contains("--adjudicate-egdb"), "{err}");
 }
 
@@ -662,8 +657,7 @@ fn selfplay_keeps_its_games_and_stops_whole_on_sigterm() {
         .arg(dir.join("six.pdn"))
         .output()
         .expect("binary runs");
-    assert!(!refused.status.success());
-    let err = String::from_utf8_lossy(&refused.stderr);
+    let err = failed(&refused, "selfplay --pdn on 6x6");
     assert!(err.contains("--pdn") && err.contains("8x8"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
