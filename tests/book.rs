@@ -802,11 +802,24 @@ fn book_lines_grows_a_book_along_the_games_and_goes_on_from_it() {
         let i = grown.find_canonical(&e.position).expect("kept");
         assert_eq!(grown.entry(i), e);
     }
-    assert!(grown
+    // New records: the searches at their budget, and the first plies of their variations at
+    // half the budget a ply.
+    let new: Vec<_> = grown
         .entries()
         .iter()
         .filter(|e| builtin().find_canonical(&e.position).is_none())
-        .all(|e| e.nodes == 20_000 && !e.expanded));
+        .collect();
+    assert!(new.iter().all(|e| !e.expanded
+        && if e.pv {
+            [10_000, 5_000, 2_500, 1_250].contains(&e.nodes)
+        } else {
+            e.nodes == 20_000
+        }));
+    let variations = new.iter().filter(|e| e.pv).count();
+    assert!(variations > 0);
+    let (out, err, ok) = bin(&["book", "info", "--book", &p]);
+    assert!(ok, "{err}");
+    assert!(out.contains(&format!("variations {variations} ")), "{out}");
     let (_, err, ok) = run(args(false));
     let again = Book::load(&path);
     std::fs::remove_file(&path).ok();

@@ -130,6 +130,10 @@ struct LinesArgs {
     /// Games end at this ply from the start position (the ballot's three included).
     #[arg(long, default_value_t = 24)]
     max_ply: u32,
+    /// Plies of each new search's principal variation kept in the book as well (the search's
+    /// move at each, its budget halved a ply; a search of their own replaces them), 0 for none.
+    #[arg(long, default_value_t = 4)]
+    pv_plies: u32,
     /// Games played side by side (0 = one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -479,6 +483,7 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         limits: node_limits(a.nodes),
         opponents: a.opponent_nodes.iter().map(|&n| node_limits(n)).collect(),
         max_ply: a.max_ply,
+        pv_plies: a.pv_plies,
         threads,
         time: a.time.map(Duration::from_secs),
         save_every: Duration::from_secs(a.save_every),
@@ -501,12 +506,13 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         }
         last = Some(Instant::now());
         eprintln!(
-            "book: lines: game {}/{}, {} positions (+{} this run, {} deepened, avg depth {:.1}), {} of {} book-side moves from the book as it was, {}",
+            "book: lines: game {}/{}, {} positions (+{} this run, {} deepened, {} from variations, avg depth {:.1}), {} of {} book-side moves from the book as it was, {}",
             p.games,
             p.total,
             p.positions,
             p.added,
             p.deepened,
+            p.pv_records,
             p.search_depth,
             p.known_moves,
             p.book_moves,
@@ -560,11 +566,29 @@ fn run_info(a: &InfoArgs) -> Result<()> {
     };
     println!("budget {budget}");
     let mut by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
+    let mut pv_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
     for e in book.entries() {
-        *by_nodes.entry(e.nodes).or_default() += 1;
+        let m = if e.pv {
+            &mut pv_by_nodes
+        } else {
+            &mut by_nodes
+        };
+        *m.entry(e.nodes).or_default() += 1;
     }
-    let nodes: Vec<String> = by_nodes.iter().map(|(n, c)| format!("{n}:{c}")).collect();
-    println!("search_nodes {}", nodes.join(" "));
+    let list = |m: &std::collections::BTreeMap<u64, usize>| {
+        m.iter()
+            .map(|(n, c)| format!("{n}:{c}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!("search_nodes {}", list(&by_nodes));
+    if !pv_by_nodes.is_empty() {
+        println!(
+            "variations {} (records from principal variations, by node budget: {})",
+            pv_by_nodes.values().sum::<usize>(),
+            list(&pv_by_nodes)
+        );
+    }
     let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
     if !depths.is_empty() {
         println!(
@@ -583,10 +607,14 @@ fn run_info(a: &InfoArgs) -> Result<()> {
     );
     if book.size() == BoardSize::S8 {
         let deck = Deck::acf3().map_err(|e| anyhow!("{e}"))?;
+        // The plies covered by records searched on their own, and with the variations' too.
+        let searched = book.searched_only();
         let mut plies = Vec::new();
+        let mut with_pv = Vec::new();
         let mut held = 0;
         for b in deck.ballots() {
-            let line = book.best_line(&b.position, 200);
+            let line = searched.best_line(&b.position, 200);
+            with_pv.push(book.best_line(&b.position, 200).len());
             let best = book.moves(&b.position).map(|m| m[0].clone());
             held += usize::from(best.is_some());
             plies.push(line.len());
@@ -606,11 +634,19 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             .enumerate()
             .min_by_key(|(_, p)| **p)
             .map_or((0, 0), |(k, p)| (k + 1, *p));
+        let mean = |v: &[usize]| v.iter().sum::<usize>() as f64 / v.len().max(1) as f64;
         println!(
             "ballots acf3 {}: {held} in the book, plies covered mean {:.1} min {min} (ballot {min_at})",
             plies.len(),
-            plies.iter().sum::<usize>() as f64 / plies.len().max(1) as f64
+            mean(&plies)
         );
+        if !pv_by_nodes.is_empty() {
+            println!(
+                "ballots acf3 with the variations' records: plies covered mean {:.1} min {}",
+                mean(&with_pv),
+                with_pv.iter().min().copied().unwrap_or(0)
+            );
+        }
     }
     println!("bytes {bytes}");
     Ok(())

@@ -1093,6 +1093,7 @@ mod tests {
             nodes: 50_000,
             expanded: false,
             pending: false,
+            pv: false,
             moves: vec![BookMove {
                 mv: last.clone(),
                 value: 3,

@@ -306,17 +306,22 @@ pub(super) fn weaker(e: &Entry, limits: &Limits) -> bool {
     !e.expanded && limits.nodes.is_some_and(|n| e.nodes > 0 && e.nodes < n)
 }
 
-/// A canonical position's search: its leaf record, and whether the search ran to its limit (not
-/// stopped from outside).
+/// A canonical position's search: its leaf record, its principal variation (the record's move
+/// first; empty when the search ended without one that agrees with its move), and whether the
+/// search ran to its limit (not stopped from outside).
 pub(super) fn search_leaf(
     engine: &mut Engine,
     pos: &AnyPosition,
     limits: &Limits,
     stop: &AtomicBool,
-) -> (Entry, bool) {
+) -> (Entry, Vec<MoveInfo>, bool) {
     engine.new_game();
     let r = engine.search_excluding(pos, &[], limits, &[], stop, &mut |_| {});
     let value = value_of(r.info.score.0);
+    let pv = match (&r.best, r.info.pv.first()) {
+        (Some(best), Some(first)) if best == first => r.info.pv.clone(),
+        _ => Vec::new(),
+    };
     let moves = r
         .best
         .map(|mv| vec![BookMove { mv, value }])
@@ -328,9 +333,57 @@ pub(super) fn search_leaf(
         nodes: limits.nodes.unwrap_or(0),
         expanded: moves.is_empty(),
         pending: false,
+        pv: false,
         moves,
     };
-    (entry, r.reason != StopReason::Stopped)
+    (entry, pv, r.reason != StopReason::Stopped)
+}
+
+/// The records of the first `plies` positions along a leaf's principal variation `pv` (which
+/// starts with the leaf's move), each canonical with the variation's next move: the leaf's value
+/// from that position's side, its depth less the plies played, and its node budget halved each
+/// ply (a deliberately low estimate: a search's effective branching factor is about 1.4 a ply
+/// here), so that the engine plays them only at budgets below that, and a search of its own
+/// at a larger budget replaces them. A leaf searched by time (budget 0) gives none: there is no
+/// budget to compare with.
+pub fn pv_entries(leaf: &Entry, pv: &[MoveInfo], plies: u32) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if leaf.nodes == 0 || leaf.moves.first().map(|m| &m.mv) != pv.first() {
+        return out;
+    }
+    let size = leaf.position.size();
+    let mut pos = leaf.position;
+    for k in 1..=plies as usize {
+        let (Some(played), Some(next)) = (pv.get(k - 1), pv.get(k)) else {
+            break;
+        };
+        let Some(after) = pos.play(played) else { break };
+        pos = after;
+        let (canon, turned) = canonical(&pos);
+        let mv = if turned {
+            turn_move(next, size)
+        } else {
+            next.clone()
+        };
+        let nodes = leaf.nodes >> k;
+        let depth = usize::from(leaf.depth).saturating_sub(k);
+        if nodes == 0 || depth == 0 || !canon.legal_moves().contains(&mv) {
+            break;
+        }
+        // The side to move alternates: the leaf's value from this position's side.
+        let value = if k % 2 == 1 { -leaf.value } else { leaf.value };
+        out.push(Entry {
+            position: canon,
+            value,
+            depth: depth as u8,
+            nodes,
+            expanded: false,
+            pending: false,
+            pv: true,
+            moves: vec![BookMove { mv, value }],
+        });
+    }
+    out
 }
 
 /// Searches positions side by side, one engine per thread; the results in the input's order, cut
@@ -349,9 +402,9 @@ fn search_all(
             scope.spawn(move || loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(pos) = positions.get(k) else { break };
-                let e = search_leaf(engine, pos, limits, stop);
+                let (e, _, complete) = search_leaf(engine, pos, limits, stop);
                 if let Ok(mut o) = out.lock() {
-                    o[k] = Some(e);
+                    o[k] = Some((e, complete));
                 }
             });
         }
@@ -731,6 +784,61 @@ mod tests {
         );
         assert_eq!(end.ok(), Some(BuildEnd::Positions));
         book
+    }
+
+    /// A leaf's variation gives records along it that the engine reads back as the variation's
+    /// moves, in each position's own coordinates, with the budget halved and the depth less a
+    /// ply at each; a search by time gives none.
+    #[test]
+    fn a_leaf_s_variation_reads_back_as_its_moves() {
+        // The bot to move at the start: the leaf is its turned image, so is its variation, and
+        // half of the variation's positions are turned once more in the book.
+        let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
+        let (root, turned) = canonical(&start);
+        assert!(turned);
+        let limits = Limits {
+            nodes: Some(40_000),
+            ..Limits::default()
+        };
+        let mut engine = Engine::new(EngineConfig::default());
+        let (leaf, pv, complete) =
+            search_leaf(&mut engine, &root, &limits, &AtomicBool::new(false));
+        assert!(complete);
+        assert!(pv.len() >= 5, "variation {}", pv.len());
+        assert_eq!(Some(&pv[0]), leaf.moves.first().map(|m| &m.mv));
+        let records = pv_entries(&leaf, &pv, 4);
+        assert_eq!(records.len(), 4);
+        let mut book = Book::new(BoardSize::S8, BuildInfo::default());
+        for e in records.iter().cloned() {
+            assert!(book.offer_pv(e));
+        }
+        // Walk the variation in the game's own coordinates, from the bot's side.
+        let mut pos = start;
+        let mut line = vec![turn_move(&pv[0], BoardSize::S8)];
+        pos = pos.play(&line[0]).expect("legal");
+        for (k, e) in records.iter().enumerate() {
+            let k = k + 1;
+            assert!(e.pv && !e.expanded);
+            assert_eq!(e.nodes, 40_000 >> k);
+            assert_eq!(usize::from(e.depth), usize::from(leaf.depth) - k);
+            let sign = if k % 2 == 1 { -1 } else { 1 };
+            assert_eq!(e.value, sign * leaf.value);
+            assert_eq!(canonical(&pos).0, e.position);
+            let moves = book.moves_within(&pos, 40_000 >> k).expect("answers");
+            assert_eq!(moves.len(), 1);
+            // The variation's move, in the game's coordinates (the leaf's were turned, so all are).
+            let want = turn_move(&pv[k], BoardSize::S8);
+            assert_eq!(moves[0].mv, want);
+            assert!(book.moves_within(&pos, (40_000 >> k) + 1).is_none());
+            line.push(want.clone());
+            pos = pos.play(&want).expect("legal");
+        }
+        // A record by time has no budget to halve; a variation that is not the leaf's has none.
+        let mut timed = leaf.clone();
+        timed.nodes = 0;
+        assert!(pv_entries(&timed, &pv, 4).is_empty());
+        assert!(pv_entries(&leaf, &pv[1..], 4).is_empty());
+        assert!(pv_entries(&leaf, &pv, 0).is_empty());
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! later expands their parent searches them again at its own, larger budget ([`super::build`]),
 //! and an engine with a larger budget of its own does not play them ([`super::Book::moves_within`]).
 
-use super::build::{children_of_expanded, search_leaf, weaker, Run};
+use super::build::{children_of_expanded, pv_entries, search_leaf, weaker, Run};
 use super::{canonical, turn_move, Book, BookError};
 use crate::engine::{Engine, EngineConfig, Limits, StopReason};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
@@ -44,6 +44,10 @@ pub struct LinesConfig {
     pub opponents: Vec<Limits>,
     /// Games end at this ply, counted from the start position (an opening's `ply` included).
     pub max_ply: u32,
+    /// Plies of each new search's principal variation kept as records
+    /// ([`super::Entry::pv`], [`pv_entries`]): reach past the games' replies and past `max_ply`
+    /// for no search; 0 keeps none.
+    pub pv_plies: u32,
     /// Games played at the same time.
     pub threads: usize,
     /// Stop after this long (checked between moves).
@@ -74,6 +78,8 @@ pub struct LinesProgress {
     pub added: usize,
     /// Leaves of a smaller budget searched again at this run's and replaced.
     pub deepened: usize,
+    /// Records in the book taken from principal variations ([`super::Entry::pv`]).
+    pub pv_records: usize,
     /// Book-side moves of the finished games, and those of them that were already in the book
     /// before this run.
     pub book_moves: u64,
@@ -217,6 +223,7 @@ pub fn grow_lines(
                         positions: book.len(),
                         added: book.len().saturating_sub(stats.run.positions0),
                         deepened: stats.deepened,
+                        pv_records: book.entries().iter().filter(|e| e.pv).count(),
                         book_moves: stats.book_moves,
                         known_moves: stats.known_moves,
                         search_depth: stats.run.depth_sum as f64 / stats.run.searches.max(1) as f64,
@@ -315,7 +322,7 @@ fn play_game(
                     mv
                 }
                 None => {
-                    let (entry, complete) = search_leaf(mine, &canon, &cfg.limits, stop);
+                    let (entry, pv, complete) = search_leaf(mine, &canon, &cfg.limits, stop);
                     if !complete {
                         return GameEnd::Interrupted;
                     }
@@ -323,25 +330,34 @@ fn play_game(
                         break;
                     };
                     let depth = entry.depth;
-                    let mut replaced = false;
+                    let from_pv = pv_entries(&entry, &pv, cfg.pv_plies);
+                    let mut deepened = false;
                     match shared.book.lock() {
-                        // Another game may have added or deepened it meanwhile: the same record.
-                        Ok(mut book) => match old {
-                            Some(i) if weaker(book.entry(i), &cfg.limits) => {
-                                book.replace(i, entry);
-                                replaced = true;
+                        // Another game may have added the same record meanwhile, or one from a
+                        // principal variation, which this search replaces.
+                        Ok(mut book) => {
+                            match book.find_canonical(&canon) {
+                                None => {
+                                    let _ = book.insert(entry);
+                                }
+                                Some(i)
+                                    if weaker(book.entry(i), &cfg.limits) && !kept.contains(&i) =>
+                                {
+                                    deepened = old == Some(i) && !book.entry(i).pv;
+                                    book.replace(i, entry);
+                                }
+                                Some(_) => {}
                             }
-                            Some(_) => {}
-                            None => {
-                                let _ = book.insert(entry);
+                            for e in from_pv {
+                                book.offer_pv(e);
                             }
-                        },
+                        }
                         Err(_) => return GameEnd::Interrupted,
                     }
                     if let Ok(mut stats) = shared.stats.lock() {
                         stats.run.searches += 1;
                         stats.run.depth_sum += u64::from(depth);
-                        stats.deepened += usize::from(replaced);
+                        stats.deepened += usize::from(deepened);
                     }
                     mv
                 }
@@ -392,6 +408,7 @@ mod tests {
             limits: nodes(3_000),
             opponents: vec![nodes(300), nodes(900)],
             max_ply: 9,
+            pv_plies: 3,
             threads,
             time: None,
             save_every: Duration::from_secs(3600),
@@ -444,10 +461,16 @@ mod tests {
         // 2 openings x 2 sides x 2 opponents.
         assert_eq!(seen.last().map(|p| (p.games, p.total)), Some((8, 8)));
         assert!(one.len() >= 8, "{}", one.len());
-        assert!(one
-            .entries()
-            .iter()
-            .all(|e| !e.expanded && e.nodes == 3_000 && e.moves.len() == 1));
+        assert!(one.entries().iter().all(|e| !e.expanded
+            && e.moves.len() == 1
+            && if e.pv {
+                [1_500, 750, 375].contains(&e.nodes)
+            } else {
+                e.nodes == 3_000
+            }));
+        let variations = one.entries().iter().filter(|e| e.pv).count();
+        assert!(variations > 0);
+        assert_eq!(seen.last().map(|p| p.pv_records), Some(variations));
         let mut two = Book::new(BoardSize::S6, BuildInfo::default());
         grown(&mut two, &config(2), &stop);
         assert_eq!(sorted(&one), sorted(&two));
@@ -568,7 +591,7 @@ mod tests {
             }
         }
         for e in mixed.entries() {
-            if e.nodes == 2_000 {
+            if e.nodes == 2_000 || e.pv {
                 continue;
             }
             assert_eq!(e.nodes, 700);
@@ -576,7 +599,7 @@ mod tests {
         // The lines' leaves are the first records: those the build reached were searched again.
         let replaced = mixed.entries()[..small]
             .iter()
-            .filter(|e| e.nodes == 2_000)
+            .filter(|e| e.nodes == 2_000 && !e.pv)
             .count();
         assert!(reached > 10, "{reached}");
         assert!(replaced > 0, "no lines leaf was searched again");
@@ -592,6 +615,7 @@ mod tests {
         small.limits = nodes(700);
         let mut book = Book::new(BoardSize::S6, BuildInfo::default());
         grown(&mut book, &small, &stop);
+        let searched_before = book.searched_only().len();
         let (_, seen) = grown(&mut book, &config(2), &stop);
         let last = seen.last().expect("progress");
         assert!(last.deepened > 0, "nothing deepened");
@@ -599,16 +623,22 @@ mod tests {
         assert!(last.known_moves < last.book_moves);
         let mut fresh = Book::new(BoardSize::S6, BuildInfo::default());
         grown(&mut fresh, &config(1), &stop);
+        let fresh = fresh.searched_only();
         let deep: Vec<Entry> = sorted(&book)
             .into_iter()
-            .filter(|e| e.nodes == 3_000)
+            .filter(|e| !e.pv && e.nodes == 3_000)
             .collect();
         assert_eq!(deep, sorted(&fresh));
         assert!(book
             .entries()
             .iter()
-            .all(|e| e.nodes == 700 || e.nodes == 3_000));
-        assert_eq!(last.added + last.deepened, fresh.len());
+            .all(|e| e.pv || e.nodes == 700 || e.nodes == 3_000));
+        // Each of the fresh run's searches either added a position or deepened a leaf (one
+        // from a variation counts as added: it was not a search of its own).
+        assert_eq!(
+            book.searched_only().len() - searched_before + last.deepened,
+            fresh.len()
+        );
     }
 
     /// A leaf whose value an expanded record's moves hold is left to a build (which brings those

@@ -33,7 +33,8 @@
 //! The body is one record per position: three bit sets of the playable squares in standard order
 //! (player pieces, bot pieces, kings; `ceil(squares / 8)` bytes each), the position's own search
 //! value (i16), the depth that search reached (u8), flags (u8; bit 0: expanded, bit 1: its
-//! expansion is under way, see [`build`]), the node budget of that search (u64; version 2 only: a
+//! expansion is under way, see [`build`]; bit 2: taken from another search's principal
+//! variation, [`Entry::pv`]; a reader that does not know bit 2 reads such a record as a leaf), the node budget of that search (u64; version 2 only: a
 //! version 1 record takes the header's), the number of moves (u8), then per move its path length
 //! (u8), its path as standard square numbers (u8 each) and its value (i16).
 //!
@@ -186,6 +187,11 @@ pub struct Entry {
     /// Whether a build is expanding it: a build stopped in the middle of a round leaves the
     /// round's leaves marked, so that the next build finishes that round first.
     pub pending: bool,
+    /// Whether the record comes from another search's principal variation rather than a search
+    /// of its own ([`build::pv_entries`]): its move and value are that search's at this ply, its
+    /// depth and node budget what was left of that search's there (the budget halved each ply).
+    /// A search of its own at a larger budget replaces it like any smaller leaf.
+    pub pv: bool,
     /// The moves, best first.
     pub moves: Vec<BookMove>,
 }
@@ -408,6 +414,37 @@ impl Book {
         self.entries[i] = entry;
     }
 
+    /// Adds a record taken from another search's principal variation ([`Entry::pv`]) unless
+    /// its position has a record already. One from another variation is replaced when the new one
+    /// ranks higher (node budget, then depth, value and move), so that the records a run keeps do
+    /// not depend on the order its variations came in; a record searched on its own is never
+    /// replaced. Returns whether the book changed.
+    pub(crate) fn offer_pv(&mut self, entry: Entry) -> bool {
+        debug_assert!(entry.pv && !entry.expanded);
+        let Some(i) = self.find_canonical(&entry.position) else {
+            return self.insert(entry).is_ok();
+        };
+        let old = &self.entries[i];
+        if !old.pv {
+            return false;
+        }
+        let n = self.size.n();
+        let rank = |e: &Entry| {
+            let path: Vec<usize> = e
+                .moves
+                .first()
+                .map(|m| m.mv.path.iter().map(|c| c.standard_number(n)).collect())
+                .unwrap_or_default();
+            (e.nodes, e.depth, e.value, path)
+        };
+        if rank(&entry) > rank(old) {
+            self.entries[i] = entry;
+            true
+        } else {
+            false
+        }
+    }
+
     /// Adds a record (its position canonical and of the book's size); a position that is
     /// already in is refused with its record number.
     pub fn insert(&mut self, entry: Entry) -> Result<usize, usize> {
@@ -507,6 +544,16 @@ impl Book {
         line
     }
 
+    /// The book without the records taken from principal variations ([`Entry::pv`]): what
+    /// searches of their own hold.
+    pub fn searched_only(&self) -> Book {
+        let mut out = Book::new(self.size, self.info.clone());
+        for e in self.entries.iter().filter(|e| !e.pv) {
+            let _ = out.insert(e.clone());
+        }
+        out
+    }
+
     /// The deepest ply of the book: the longest shortest path from the start position to a
     /// position of the book (0 when only the start is in).
     pub fn max_depth(&self) -> u32 {
@@ -574,7 +621,7 @@ impl Book {
             body.extend_from_slice(&sets);
             body.extend_from_slice(&e.value.to_le_bytes());
             body.push(e.depth);
-            body.push(u8::from(e.expanded) | (u8::from(e.pending) << 1));
+            body.push(u8::from(e.expanded) | (u8::from(e.pending) << 1) | (u8::from(e.pv) << 2));
             if version >= 2 {
                 body.extend_from_slice(&e.nodes.to_le_bytes());
             }
@@ -802,6 +849,7 @@ fn read_entry(
         nodes,
         expanded: flags & 1 != 0,
         pending: flags & 2 != 0,
+        pv: flags & 4 != 0,
         moves,
     })
 }
@@ -870,6 +918,7 @@ mod tests {
             nodes,
             expanded,
             pending,
+            pv: false,
             moves,
         }
     }
@@ -892,6 +941,10 @@ mod tests {
         book.insert(entry(start, true, false, 8_000)).expect("new");
         book.insert(entry(canonical(&next).0, false, true, 25_000))
             .expect("new");
+        let (_, third) = start.successors().remove(1);
+        let mut from_pv = entry(canonical(&third).0, false, false, 4_000);
+        from_pv.pv = true;
+        book.insert(from_pv).expect("new");
         let v2 = book.to_bytes().expect("writes");
         assert_eq!(&v2[8..10], &2u16.to_le_bytes());
         assert_eq!(Book::from_bytes(&v2).expect("reads"), book);
@@ -902,11 +955,57 @@ mod tests {
         assert_eq!(old.info().seconds, 30);
         assert!(old.entries().iter().all(|e| e.nodes == 8_000));
         assert!(old.entry(1).pending, "the flags are the same byte");
+        assert!(old.entry(2).pv && !old.entry(2).pending && !old.entry(1).pv);
         assert_eq!(old.entry(1).moves, book.entry(1).moves);
         assert!(matches!(
             book.encode(3),
             Err(BookError::Version { found: 3 })
         ));
+    }
+
+    /// A variation's record fills a gap: among several for one position the highest ranked is
+    /// kept whatever their order, and a record searched on its own is never displaced.
+    #[test]
+    fn variations_fill_gaps_in_an_order_that_does_not_matter() {
+        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+        let (_, child) = start.successors().remove(0);
+        let child = canonical(&child).0;
+        let variation = |nodes: u64, depth: u8, k: usize| {
+            let mut e = entry(child, false, false, nodes);
+            e.pv = true;
+            e.depth = depth;
+            e.moves = vec![e.moves[k].clone()];
+            e
+        };
+        let offers = [
+            variation(1_000, 9, 0),
+            variation(4_000, 11, 1),
+            variation(4_000, 12, 0),
+            variation(4_000, 12, 1),
+            variation(2_000, 15, 2),
+        ];
+        let mut kept = Vec::new();
+        for order in [
+            [0, 1, 2, 3, 4],
+            [4, 3, 2, 1, 0],
+            [2, 0, 4, 1, 3],
+            [3, 2, 1, 0, 4],
+        ] {
+            let mut book = Book::new(BoardSize::S8, BuildInfo::default());
+            for k in order {
+                book.offer_pv(offers[k].clone());
+            }
+            assert_eq!(book.len(), 1);
+            kept.push(book.entry(0).clone());
+        }
+        assert!(kept.iter().all(|e| *e == kept[0]));
+        assert_eq!((kept[0].nodes, kept[0].depth), (4_000, 12));
+        // A search of its own, even a smaller one, stays; the engine judges it by its budget.
+        let mut book = Book::new(BoardSize::S8, BuildInfo::default());
+        let own = entry(child, false, false, 500);
+        book.insert(own.clone()).expect("new");
+        assert!(!book.offer_pv(offers[2].clone()));
+        assert_eq!(book.entry(0), &own);
     }
 
     #[test]
