@@ -316,10 +316,10 @@ pub(super) fn search_leaf(
     stop: &AtomicBool,
 ) -> (Entry, Vec<MoveInfo>, bool) {
     engine.new_game();
-    let r = engine.search_excluding(pos, &[], limits, &[], stop, &mut |_| {});
+    let mut r = engine.search_excluding(pos, &[], limits, &[], stop, &mut |_| {});
     let value = value_of(r.info.score.0);
     let pv = match (&r.best, r.info.pv.first()) {
-        (Some(best), Some(first)) if best == first => r.info.pv.clone(),
+        (Some(best), Some(first)) if best == first => std::mem::take(&mut r.info.pv),
         _ => Vec::new(),
     };
     let moves = r
@@ -813,9 +813,9 @@ mod tests {
             assert!(book.offer_pv(e));
         }
         // Walk the variation in the game's own coordinates, from the bot's side.
-        let mut pos = start;
-        let mut line = vec![turn_move(&pv[0], BoardSize::S8)];
-        pos = pos.play(&line[0]).expect("legal");
+        let mut pos = start
+            .play(&turn_move(&pv[0], BoardSize::S8))
+            .expect("legal");
         for (k, e) in records.iter().enumerate() {
             let k = k + 1;
             assert!(e.pv && !e.expanded);
@@ -830,7 +830,6 @@ mod tests {
             let want = turn_move(&pv[k], BoardSize::S8);
             assert_eq!(moves[0].mv, want);
             assert!(book.moves_within(&pos, (40_000 >> k) + 1).is_none());
-            line.push(want.clone());
             pos = pos.play(&want).expect("legal");
         }
         // A record by time has no budget to halve; a variation that is not the leaf's has none.

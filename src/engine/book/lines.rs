@@ -22,6 +22,12 @@
 //! Records are leaves with their search's budget ([`super::Entry::nodes`]); a drop-out build that
 //! later expands their parent searches them again at its own, larger budget ([`super::build`]),
 //! and an engine with a larger budget of its own does not play them ([`super::Book::moves_within`]).
+//! Each new search also leaves the first [`LinesConfig::pv_plies`] positions of its principal
+//! variation as records ([`super::Entry::pv`], [`super::build::pv_entries`]). They fill positions
+//! the book lacks and never displace a search; the book side searches one it reaches like any
+//! smaller leaf, so the games are those a run without them plays; and of two variations through a
+//! position the higher ranked is kept (`Book::offer_pv`), so the book stays independent of
+//! the order games finish.
 
 use super::build::{children_of_expanded, pv_entries, search_leaf, weaker, Run};
 use super::{canonical, turn_move, Book, BookError};

@@ -34,9 +34,10 @@
 //! (player pieces, bot pieces, kings; `ceil(squares / 8)` bytes each), the position's own search
 //! value (i16), the depth that search reached (u8), flags (u8; bit 0: expanded, bit 1: its
 //! expansion is under way, see [`build`]; bit 2: taken from another search's principal
-//! variation, [`Entry::pv`]; a reader that does not know bit 2 reads such a record as a leaf), the node budget of that search (u64; version 2 only: a
-//! version 1 record takes the header's), the number of moves (u8), then per move its path length
-//! (u8), its path as standard square numbers (u8 each) and its value (i16).
+//! variation, [`Entry::pv`]; a reader that does not know bit 2 reads such a record as a leaf),
+//! the node budget of that search (u64; version 2 only: a version 1 record takes the header's),
+//! the number of moves (u8), then per move its path length (u8), its path as standard square
+//! numbers (u8 each) and its value (i16).
 //!
 //! A file is refused with a [`BookError`] naming the fault: not a regular file of at most
 //! [`MAX_BOOK_FILE`] bytes (read through [`crate::files`]), no book header, another version, a board
