@@ -23,7 +23,7 @@
 //! assert!(feed.wait_newer(v1, Duration::from_millis(10)).is_none());
 //! ```
 
-use super::protocol::{GameState, SearchInfo, StatusReport};
+use super::protocol::{SearchInfo, StatusReport};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::geometry::Coord;
 use crate::rules::position::Side;
@@ -148,24 +148,7 @@ pub struct Snapshot {
 impl Default for Snapshot {
     fn default() -> Self {
         Snapshot {
-            status: StatusReport {
-                state: GameState::NoGame,
-                size: None,
-                side: None,
-                position: None,
-                expect: None,
-                seen: None,
-                plies: 0,
-                result: None,
-                clock: None,
-                left_ms: None,
-                level: crate::play::level::Level::Hard,
-                style: crate::play::level::Style::Default,
-                eval: crate::engine::eval::DEFAULT_EVAL.into(),
-                egdb: None,
-                book: None,
-                diagnosis: None,
-            },
+            status: StatusReport::default(),
             last_reply: None,
             search: None,
             start: None,

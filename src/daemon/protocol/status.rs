@@ -119,6 +119,30 @@ pub struct StatusReport {
     pub diagnosis: Option<String>,
 }
 
+impl Default for StatusReport {
+    /// The report without a game: every value empty (`none`, 0) or the default of `serve`.
+    fn default() -> Self {
+        StatusReport {
+            state: GameState::NoGame,
+            size: None,
+            side: None,
+            position: None,
+            expect: None,
+            seen: None,
+            plies: 0,
+            result: None,
+            clock: None,
+            left_ms: None,
+            level: Level::default(),
+            style: Style::default(),
+            eval: crate::engine::eval::DEFAULT_EVAL.into(),
+            egdb: None,
+            book: None,
+            diagnosis: None,
+        }
+    }
+}
+
 /// A value as one token: blanks and backslashes escaped, the rest as [`printable`] writes it.
 fn token(text: &str) -> String {
     printable(&text.replace('\\', "\\x5c").replace(' ', "\\x20"))
@@ -261,24 +285,7 @@ impl StatusReport {
         if *head != "status" {
             return None;
         }
-        let mut r = StatusReport {
-            state: GameState::NoGame,
-            size: None,
-            side: None,
-            position: None,
-            expect: None,
-            seen: None,
-            plies: 0,
-            result: None,
-            clock: None,
-            left_ms: None,
-            level: Level::default(),
-            style: Style::default(),
-            eval: crate::engine::eval::DEFAULT_EVAL.into(),
-            egdb: None,
-            book: None,
-            diagnosis: None,
-        };
+        let mut r = StatusReport::default();
         let mut has_state = false;
         let opt = |v: &str| (v != "none").then(|| untoken(v));
         let mut i = 1;
