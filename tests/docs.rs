@@ -348,12 +348,9 @@ fn command_paths() -> Vec<Vec<String>> {
 }
 
 fn help_of(path: &[String]) -> String {
-    // Plain text whatever the developer's terminal settings ask of the help's colours.
-    let out = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+    let out = common::without_colours(&mut Command::new(env!("CARGO_BIN_EXE_checkersbot")))
         .args(path)
         .arg("--help")
-        .env_remove("CLICOLOR_FORCE")
-        .env("NO_COLOR", "1")
         .output()
         .expect("run checkersbot --help");
     assert!(out.status.success(), "{path:?} --help failed");

@@ -2,6 +2,8 @@
 //! (from `engine::bounds`) or the same choices; every `serve` flag that sets a daemon setting is an
 //! option; and the daemon's `options` reply is that list.
 
+mod common;
+
 use checkersbot::daemon::options::specs;
 use checkersbot::daemon::protocol::{OptionLine, OptionType, Reply};
 use checkersbot::daemon::transport::MemorySink;
@@ -12,11 +14,8 @@ use std::time::Duration;
 
 /// `serve --help` split into each flag's text (the flag line and its continuation lines).
 fn help_by_flag() -> BTreeMap<String, String> {
-    // Plain text whatever the developer's terminal settings ask of the help's colours.
-    let out = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+    let out = common::without_colours(&mut Command::new(env!("CARGO_BIN_EXE_checkersbot")))
         .args(["serve", "--help"])
-        .env_remove("CLICOLOR_FORCE")
-        .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

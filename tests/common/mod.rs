@@ -15,6 +15,13 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
 /// endgame database from `$XDG_CACHE_HOME/checkersbot/egdb` when there is one, and a developer's
 /// own database must not change what these tests see.
 pub const NO_CACHE: &str = "/nonexistent/checkersbot-tests-cache";
+
+/// `cmd` with its colours off, whatever the developer's terminal settings ask (`CLICOLOR_FORCE`
+/// would put escape codes into help texts that tests read as plain text).
+pub fn without_colours(cmd: &mut Process) -> &mut Process {
+    cmd.env_remove("CLICOLOR_FORCE").env("NO_COLOR", "1")
+}
+
 /// How long a reply may take before a test fails (generous: the machine may be loaded).
 pub const WAIT: Duration = Duration::from_secs(30);
 
