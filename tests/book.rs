@@ -40,6 +40,7 @@ fn tiny(size: BoardSize, max: usize) -> Book {
         max_ply: 30,
         save_every: Duration::from_secs(3600),
         roots: Vec::new(),
+        deepen: false,
     };
     let mut book = Book::new(
         size,
@@ -413,7 +414,40 @@ fn book_build_writes_and_resumes_a_file() {
     let b: Vec<String> = args("25");
     let (_, err, ok) = bin(&b.iter().map(String::as_str).collect::<Vec<_>>());
     let second = Book::load(&path);
+    // A larger budget with no room to grow searches nothing, so `book info` counts the records
+    // below it; a --deepen pass searches them again, and none is left below.
+    let bigger = |extra: &[&str]| {
+        let mut a = vec![
+            "book", "build", "--out", &p, "--size", "6", "--nodes", "4000",
+        ];
+        a.extend(["--threads", "2", "--max-positions", "1"]);
+        a.extend(extra);
+        let (_, err, ok) = bin(&a);
+        let (info, _, _) = bin(&["book", "info", "--book", &p]);
+        (ok, err, info, Book::load(&path))
+    };
+    let (ok_more, err_more, info_more, more) = bigger(&[]);
+    let (ok_deep, err_deep, info_deep, deep) = bigger(&["--deepen"]);
     std::fs::remove_file(&path).ok();
+    assert!(ok_more && ok_deep, "{err_more}{err_deep}");
+    let (more, deep) = (more.expect("rewritten"), deep.expect("rewritten"));
+    let below = |info: &str| -> usize {
+        info.lines()
+            .find_map(|l| l.strip_prefix("below_budget "))
+            .and_then(|l| l.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no below_budget line in {info}"))
+    };
+    assert_eq!(
+        more.entries(),
+        second.as_ref().expect("rewritten").entries()
+    );
+    let n = below(&info_more);
+    assert!(n >= 10, "{info_more}");
+    assert_eq!(below(&info_deep), 0, "{info_deep}");
+    assert_eq!(deep.len(), more.len());
+    let deepened = deep.entries().iter().filter(|e| e.nodes == 4000).count();
+    assert_eq!(deepened, n);
     assert!(ok && err.contains("resuming"), "{err}");
     let second = second.expect("rewritten");
     assert!(first.len() >= 10 && second.len() >= 25);
@@ -558,6 +592,7 @@ fn deck_config(nodes: u64, max: usize) -> BuildConfig {
         max_ply: 60,
         save_every: Duration::from_secs(3600),
         roots,
+        deepen: false,
     }
 }
 

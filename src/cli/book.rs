@@ -2,7 +2,7 @@
 
 use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
-use checkersbot::engine::book::build::{build, BuildConfig, BuildEnd, Progress};
+use checkersbot::engine::book::build::{build, deepen_list, BuildConfig, BuildEnd, Progress};
 use checkersbot::engine::book::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
 use checkersbot::engine::book::{Book, BookSpec, BuildInfo};
 use checkersbot::engine::{EngineConfig, Limits};
@@ -98,6 +98,11 @@ struct BuildArgs {
     /// Start over (from --from, or empty) even if --out exists.
     #[arg(long)]
     fresh: bool,
+    /// First search again, at this build's budget, every position a move from an expanded one
+    /// that was searched with a smaller budget (`book info` counts them), and back the new values
+    /// up; then grow as usual (--max-positions 1 stops after the pass).
+    #[arg(long)]
+    deepen: bool,
     /// Transposition table of each search, MiB.
     #[arg(long, default_value_t = 64, value_parser = hash_arg)]
     hash: usize,
@@ -120,7 +125,7 @@ struct LinesArgs {
     deck: String,
     /// Node budget of each new book position's search; a leaf searched with fewer nodes that
     /// the book side reaches is searched again at this budget and replaced (unless an expanded
-    /// position's moves hold its value: `book build` deepens those).
+    /// position's moves hold its value: `book build --deepen` searches those again).
     #[arg(long, default_value_t = DEFAULT_LINES_NODES)]
     nodes: u64,
     /// The other side's node budgets, comma-separated: every game is played once per budget
@@ -293,6 +298,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         max_ply: a.max_ply,
         save_every: Duration::from_secs(a.save_every),
         roots,
+        deepen: a.deepen,
     };
     let roots_text = match &deck {
         Some(spec) => format!("the start and {} ballots of {spec}", ballots.len()),
@@ -565,6 +571,16 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         (n, t) => format!("nodes {n} movetime {t}"),
     };
     println!("budget {budget}");
+    if i.nodes > 0 {
+        let limits = Limits {
+            nodes: Some(i.nodes),
+            ..Limits::default()
+        };
+        println!(
+            "below_budget {} (a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)",
+            deepen_list(&book, &limits).len()
+        );
+    }
     let mut by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
     let mut pv_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
     for e in book.entries() {

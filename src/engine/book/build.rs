@@ -7,8 +7,11 @@
 //! (minimax over the book below it); a leaf's is its own search's. A position is not searched
 //! again: an existing record keeps its own value, and only gains moves valued from deeper in the
 //! book when it is expanded. The one exception is a leaf searched with a smaller node budget than
-//! the build's (as [`super::lines`] adds them): an expansion that reaches it searches it again at
-//! the build's budget and the new search replaces it.
+//! the build's (as [`super::lines`] adds them, and the variations' records): an expansion that
+//! reaches it searches it again at the build's budget and the new search replaces it. Such a leaf
+//! that is already a move from an expanded record is reached by no expansion; a
+//! [`BuildConfig::deepen`] pass searches those again (before the build grows on), and the
+//! expanded records' moves take the new values.
 //!
 //! **Which leaf next.** The book grows from its *roots* ([`BuildConfig::roots`]: the start
 //! position, and for 8x8 the ballots of the ACF 3-move deck), each with a starting cost. A path's
@@ -77,6 +80,10 @@ pub struct BuildConfig {
     /// (see the module documentation); the first is the one whose best line
     /// [`Progress::best_line`] shows. Empty: the start position of the book's size, at 0.
     pub roots: Vec<(AnyPosition, u64)>,
+    /// Before growing, search again at [`BuildConfig::limits`] every record a move from an
+    /// expanded record that was searched with a smaller budget ([`deepen_list`]); the expanded
+    /// records' values are then backed up from the new searches.
+    pub deepen: bool,
 }
 
 /// Progress of a build, reported after each group of searches.
@@ -476,6 +483,18 @@ pub(super) fn children_of_expanded(book: &Book) -> HashSet<usize> {
     out
 }
 
+/// The records a [`BuildConfig::deepen`] pass searches again at `limits`, in the book's order: those
+/// a move from an expanded record (whose moves hold their values, so neither an expansion nor
+/// [`super::lines`] reaches them again) that were searched with a smaller budget.
+pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
+    let mut out: Vec<usize> = children_of_expanded(book)
+        .into_iter()
+        .filter(|&j| weaker(book.entry(j), limits))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// Builds or extends `book` (of the size it is for) until a limit in `cfg`, `stop`, or no leaf is
 /// left; `save` is called at least every [`BuildConfig::save_every`] and at the end with the
 /// book's moves up to date, `on_progress` after every group of searches.
@@ -523,6 +542,15 @@ pub fn build(
         }
     }
     let mut end = None;
+    if cfg.deepen {
+        // Deterministic and resumable as the rounds are: the list is in the book's order, and a
+        // record searched again is no longer below the budget, so a resumed pass skips it.
+        let todo: Vec<AnyPosition> = deepen_list(tree.book, &cfg.limits)
+            .into_iter()
+            .map(|j| tree.book.entry(j).position)
+            .collect();
+        missing.extend(todo.into_iter().filter(|p| seen.insert(*p)));
+    }
     if !missing.is_empty() {
         end = search_round(
             &mut tree,
@@ -769,6 +797,7 @@ mod tests {
             max_ply: 40,
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
+            deepen: false,
         }
     }
 
@@ -840,31 +869,116 @@ mod tests {
         assert!(pv_entries(&leaf, &pv, 0).is_empty());
     }
 
+    /// Every expanded record of `book` has a move for each legal move, best first, each valued
+    /// minus the value of the position it leads to (its best move's if expanded, else its own).
+    fn assert_minimax(book: &Book) {
+        for e in book.entries().iter().filter(|e| e.expanded) {
+            let pos = e.position;
+            let moves = book.moves(&pos).expect("in book");
+            assert_eq!(moves.len(), pos.legal_moves().len());
+            assert!(moves.windows(2).all(|w| w[0].value >= w[1].value));
+            for m in &moves {
+                let next = pos.play(&m.mv).expect("legal");
+                let j = book.find_canonical(&canonical(&next).0).expect("child in");
+                let c = book.entry(j);
+                let child_best = if c.expanded {
+                    c.moves.iter().map(|m| m.value).max().unwrap_or(c.value)
+                } else {
+                    c.value
+                };
+                assert_eq!(m.value, -child_best);
+            }
+        }
+    }
+
     #[test]
     fn a_build_does_not_depend_on_threads_and_values_are_minimax() {
         let one = built(BoardSize::S8, 1, 40);
         let two = built(BoardSize::S8, 2, 40);
         assert_eq!(one.entries(), two.entries());
         assert!(one.len() >= 40);
-        // The start is expanded, with every legal move, best first.
+        // The start is expanded, with every legal move; every expanded record's moves are minimax.
         let start = AnyPosition::initial(BoardSize::S8, Side::Player);
-        let moves = one.moves(&start).expect("start in book");
-        assert_eq!(moves.len(), start.legal_moves().len());
-        assert!(moves.windows(2).all(|w| w[0].value >= w[1].value));
-        // Each move's value is minus the value of the position it leads to.
-        for m in &moves {
-            let next = start.play(&m.mv).expect("legal");
-            let j = one.find_canonical(&canonical(&next).0).expect("child in");
-            let e = one.entry(j);
-            let child_best = if e.expanded {
-                e.moves.iter().map(|m| m.value).max().unwrap_or(e.value)
-            } else {
-                e.value
-            };
-            assert_eq!(m.value, -child_best);
-        }
+        let i = one.find_canonical(&canonical(&start).0).expect("start in");
+        assert!(one.entry(i).expanded);
+        assert!(one.entries().iter().filter(|e| e.expanded).count() >= 2);
+        assert_minimax(&one);
         // Every record knows its search's budget; no round is left under way.
         assert!(one.entries().iter().all(|e| e.nodes == 2_000 && !e.pending));
+    }
+
+    /// A deepen pass searches again, at the build's budget, exactly the records a move from an
+    /// expanded record that were searched with less; it keeps every other record as it was, backs
+    /// the new values up into the expanded records' moves, and a pass interrupted and resumed
+    /// equals one run straight through.
+    #[test]
+    fn a_deepen_pass_searches_again_the_children_of_expanded_records() {
+        let mut small = built(BoardSize::S6, 1, 30);
+        // A record at a smaller budget that is no expanded record's child: a pass leaves it.
+        let leaf = small
+            .entries()
+            .iter()
+            .find(|e| !e.expanded)
+            .expect("a leaf")
+            .position;
+        let (_, next) = leaf.successors().remove(0);
+        let (_, far) = next.successors().remove(0);
+        let far = canonical(&far).0;
+        assert!(small.find_canonical(&far).is_none());
+        let mut lone = small.entry(0).clone();
+        lone.position = far;
+        lone.expanded = false;
+        lone.nodes = 1_000;
+        lone.moves = vec![BookMove {
+            mv: far.legal_moves()[0].clone(),
+            value: 7,
+        }];
+        let far_i = small.insert(lone).expect("new");
+
+        let mut cfg = config(4_000, 1, 1);
+        cfg.deepen = true;
+        let list = deepen_list(&small, &cfg.limits);
+        let children = children_of_expanded(&small);
+        assert!(list.len() >= 10, "{}", list.len());
+        assert!(!list.contains(&far_i));
+        assert!(list.iter().all(|j| children.contains(j)));
+
+        let run = |book: &mut Book, stop_after_first: bool| {
+            let stop = AtomicBool::new(false);
+            let end = build(book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {
+                if stop_after_first {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+            end.ok()
+        };
+        let mut once = small.clone();
+        // The position limit (1) ends the build after the pass.
+        assert_eq!(run(&mut once, false), Some(BuildEnd::Positions));
+        assert_eq!(once.len(), small.len());
+        assert!(deepen_list(&once, &cfg.limits).is_empty());
+        let mut changed = 0;
+        for (i, (a, b)) in small.entries().iter().zip(once.entries()).enumerate() {
+            assert_eq!(a.position, b.position);
+            assert_eq!(a.expanded, b.expanded);
+            if list.contains(&i) {
+                assert_eq!(b.nodes, 4_000);
+                changed += usize::from(a.value != b.value);
+            } else if !a.expanded {
+                assert_eq!(a, b, "record {i}");
+            }
+        }
+        assert!(changed > 0, "no deeper search changed a value");
+        assert_eq!(once.entry(far_i).nodes, 1_000);
+        assert_minimax(&once);
+
+        // Stopped after its first search, through the file format, then resumed.
+        let mut part = small.clone();
+        assert_eq!(run(&mut part, true), Some(BuildEnd::Stopped));
+        assert_eq!(deepen_list(&part, &cfg.limits).len(), list.len() - 1);
+        let mut part = Book::from_bytes(&part.to_bytes().expect("writes")).expect("reads");
+        assert_eq!(run(&mut part, false), Some(BuildEnd::Positions));
+        assert_eq!(part.entries(), once.entries());
     }
 
     #[test]

@@ -505,6 +505,7 @@ mod tests {
             max_ply: 40,
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
+            deepen: false,
         };
         let stop = AtomicBool::new(false);
         let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
@@ -560,6 +561,7 @@ mod tests {
             max_ply: 40,
             save_every: Duration::from_secs(3600),
             roots: vec![(AnyPosition::initial(BoardSize::S6, Side::Bot), 0)],
+            deepen: false,
         };
         let mut lines = config(1);
         lines.limits = nodes(700);
@@ -663,6 +665,7 @@ mod tests {
             max_ply: 40,
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
+            deepen: false,
         };
         let mut book = Book::new(BoardSize::S6, BuildInfo::default());
         let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
