@@ -571,16 +571,6 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         (n, t) => format!("nodes {n} movetime {t}"),
     };
     println!("budget {budget}");
-    if i.nodes > 0 {
-        let limits = Limits {
-            nodes: Some(i.nodes),
-            ..Limits::default()
-        };
-        println!(
-            "below_budget {} (a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)",
-            deepen_list(&book, &limits).len()
-        );
-    }
     let mut by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
     let mut pv_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
     for e in book.entries() {
@@ -603,6 +593,22 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             "variations {} (records from principal variations, by node budget: {})",
             pv_by_nodes.values().sum::<usize>(),
             list(&pv_by_nodes)
+        );
+    }
+    if i.nodes > 0 {
+        let limits = Limits {
+            nodes: Some(i.nodes),
+            ..Limits::default()
+        };
+        let below = deepen_list(&book, &limits);
+        let mut below_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
+        for &j in &below {
+            *below_by_nodes.entry(book.entry(j).nodes).or_default() += 1;
+        }
+        println!(
+            "below_budget {} (by node budget: {}; a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)",
+            below.len(),
+            list(&below_by_nodes)
         );
     }
     let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
