@@ -4,7 +4,7 @@ use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::engine::book::build::{build, deepen_list, BuildConfig, BuildEnd, Progress};
 use checkersbot::engine::book::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
-use checkersbot::engine::book::{Book, BookSpec, BuildInfo};
+use checkersbot::engine::book::{Book, BookSpec, BuildInfo, Entry};
 use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::level::Level;
 use checkersbot::rng::Rng;
@@ -551,6 +551,17 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
     Ok(())
 }
 
+/// How many `records` there are, and how many at each node budget (`budget:count`, smallest
+/// budget first), for `book info`.
+fn by_node_budget<'a>(records: impl Iterator<Item = &'a Entry>) -> (usize, String) {
+    let mut counts: std::collections::BTreeMap<u64, usize> = Default::default();
+    for e in records {
+        *counts.entry(e.nodes).or_default() += 1;
+    }
+    let list: Vec<String> = counts.iter().map(|(n, c)| format!("{n}:{c}")).collect();
+    (counts.values().sum(), list.join(" "))
+}
+
 fn run_info(a: &InfoArgs) -> Result<()> {
     let book = load(&a.book)?;
     let i = book.info();
@@ -571,28 +582,12 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         (n, t) => format!("nodes {n} movetime {t}"),
     };
     println!("budget {budget}");
-    let mut by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
-    let mut pv_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
-    for e in book.entries() {
-        let m = if e.pv {
-            &mut pv_by_nodes
-        } else {
-            &mut by_nodes
-        };
-        *m.entry(e.nodes).or_default() += 1;
-    }
-    let list = |m: &std::collections::BTreeMap<u64, usize>| {
-        m.iter()
-            .map(|(n, c)| format!("{n}:{c}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    println!("search_nodes {}", list(&by_nodes));
-    if !pv_by_nodes.is_empty() {
+    let (_, searched) = by_node_budget(book.entries().iter().filter(|e| !e.pv));
+    println!("search_nodes {searched}");
+    let (variations, pv_list) = by_node_budget(book.entries().iter().filter(|e| e.pv));
+    if variations > 0 {
         println!(
-            "variations {} (records from principal variations, by node budget: {})",
-            pv_by_nodes.values().sum::<usize>(),
-            list(&pv_by_nodes)
+            "variations {variations} (records from principal variations, by node budget: {pv_list})"
         );
     }
     if i.nodes > 0 {
@@ -601,14 +596,9 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             ..Limits::default()
         };
         let below = deepen_list(&book, &limits);
-        let mut below_by_nodes: std::collections::BTreeMap<u64, usize> = Default::default();
-        for &j in &below {
-            *below_by_nodes.entry(book.entry(j).nodes).or_default() += 1;
-        }
+        let (n, below_list) = by_node_budget(below.iter().map(|&j| book.entry(j)));
         println!(
-            "below_budget {} (by node budget: {}; a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)",
-            below.len(),
-            list(&below_by_nodes)
+            "below_budget {n} (by node budget: {below_list}; a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)"
         );
     }
     let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
@@ -662,7 +652,7 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             plies.len(),
             mean(&plies)
         );
-        if !pv_by_nodes.is_empty() {
+        if variations > 0 {
             println!(
                 "ballots acf3 with the variations' records: plies covered mean {:.1} min {}",
                 mean(&with_pv),
