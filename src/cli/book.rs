@@ -597,9 +597,13 @@ fn run_info(a: &InfoArgs) -> Result<()> {
         };
         let below = deepen_list(&book, &limits);
         let (n, below_list) = by_node_budget(below.iter().map(|&j| book.entry(j)));
-        println!(
-            "below_budget {n} (by node budget: {below_list}; a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)"
-        );
+        if n == 0 {
+            println!("below_budget 0 (every move from an expanded position was searched at the build's budget)");
+        } else {
+            println!(
+                "below_budget {n} (by node budget: {below_list}; a move from an expanded position, searched with fewer nodes: `book build --deepen` searches them again)"
+            );
+        }
     }
     let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
     if !depths.is_empty() {
