@@ -1,6 +1,6 @@
 //! checkersbot: the decision maker of a checkers-playing robot.
 //!
-//! The library is eight layers, each a folder; a layer uses the ones listed before it and never
+//! The library is nine layers, each a folder; a layer uses the ones listed before it and never
 //! those after it. The `checkersbot` binary (`main.rs` and `cli/`) is a thin command line on top.
 //!
 //! - [`rules`]: the game itself on every size: geometry and bit sets, positions and move
@@ -16,7 +16,9 @@
 //! - [`daemon`]: the daemon as a service: the event loop the vision system and the arm talk to,
 //!   its protocol, settings, options, status, writer, transports and files;
 //! - [`operator`]: the operator page, a read-only web view of the daemon's published snapshots;
-//! - [`hosts`]: the protocols other checkers programs speak to drive the engine (Hub).
+//! - [`hosts`]: the protocols other checkers programs speak to drive the engine (Hub);
+//! - [`sim`]: a software robot (camera, person, arm and link, with faults) that plays whole games
+//!   against a real daemon process and judges every reply against the true board.
 //!
 //! [`files`] opens the files a person or a request names (weights, books, database slices,
 //! records) without blocking on what is not a regular file and within a size limit, for every
@@ -35,3 +37,4 @@ pub mod play;
 pub mod render;
 pub mod rng;
 pub mod rules;
+pub mod sim;

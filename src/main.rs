@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     init_logging(level);
     if !matches!(
         cli.command,
-        Command::Serve(_) | Command::Hub(_) | Command::Play(_)
+        Command::Serve(_) | Command::Hub(_) | Command::Play(_) | Command::Simulate(_)
     ) {
         end_quietly_on_a_closed_pipe();
     }
@@ -36,6 +36,12 @@ fn main() -> ExitCode {
         Command::Train(args) => cli::train::run(&args),
         Command::Hub(args) => cli::hub::run(&args),
         Command::Render(args) => cli::render::run(&args),
+        Command::Simulate(args) => match cli::simulate::run_simulate(&args) {
+            Ok(true) => Ok(()),
+            // The judge found a failure: the table says which.
+            Ok(false) => return ExitCode::from(1),
+            Err(e) => Err(e),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -38,7 +38,8 @@ from checkersbot_client import (  # noqa: E402
     START_8X8, Analysis, ArmIncompleteError, AsyncAnalysis, AsyncEngine, BadBoardError,
     BadFenError, BadOptionError, BoolOption, BotMove, BusyError, ChoiceOption, EngineBusyError,
     EngineError, EngineTerminatedError, EngineTimeoutError, Engine, GameOver,
-    IllegalTransitionError, Info, IntOption, Limit, Move, NoGameError, NothingToRepeatError,
+    IllegalTransitionError, Info, IntOption, Limit, MisreadError, Move, NoGameError,
+    NothingToRepeatError,
     NothingToTakeBackError, NotPersonsTurnError, Position, PovScore, ProtocolError, Score,
     Status, StringOption, SyntaxReplyError, TakenOverError, UnauthorizedError, Unchanged,
     UnknownCommandError, Wait,
@@ -133,6 +134,23 @@ class Parsing(unittest.TestCase):
         t = EngineError.from_line("error illegal-transition E3,F2: backwards: the man moved")
         assert isinstance(t, IllegalTransitionError)
         self.assertEqual((t.squares, t.reason), (["E3", "F2"], "backwards"))
+        self.assertNotIsInstance(t, MisreadError)
+        m = EngineError.from_line(
+            "error illegal-transition A3: misread: the move F4 E5 explains every other square; "
+            "check the camera at A3 (a piece where the square should be empty)")
+        assert isinstance(m, MisreadError)
+        self.assertEqual((m.squares, m.reason, m.explained_by, m.ambiguous),
+                         (["A3"], "misread", "F4 E5", False))
+        m = EngineError.from_line(
+            "error illegal-transition D6: misread: a piece appeared on D6 with no move to explain "
+            "it; check the camera and the board")
+        assert isinstance(m, MisreadError)
+        self.assertEqual((m.squares, m.explained_by), (["D6"], None))
+        m = EngineError.from_line(
+            "error illegal-transition D4,E3: ambiguous: 2 explanations are equally near: no move "
+            "but for D4 (...), or the move E3 D4 but for E3 (...); check the camera at D4 E3")
+        assert isinstance(m, MisreadError)
+        self.assertEqual((m.squares, m.ambiguous, m.explained_by), (["D4", "E3"], True, None))
         self.assertEqual(EngineError.from_line("error something-new text").code, "something-new")
         self.assertIsInstance(EngineError.from_line("error taken-over x"), EngineTerminatedError)
 

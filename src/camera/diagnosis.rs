@@ -1,10 +1,13 @@
 //! What the person did when a camera board follows from no legal move: a move still in progress,
 //! a capture ignored, a man moved backwards or too far, two moves at once, a captured piece put
-//! back, or a piece that appeared or vanished away from any move (a misread).
+//! back, or a piece that appeared or vanished away from any move (a misread), also in the same
+//! frame as a legal move (the nearest explanation, [`crate::camera::nearest`]).
 //!
 //! [`diagnose`] is a pure function of the expected position (the person to move), the game's last
-//! capture and the board; [`crate::camera::tracking`] calls it and the daemon words the result.
+//! capture, the bot's last move while the arm may not have made it, and the board;
+//! [`crate::camera::tracking`] calls it and the daemon words the result.
 
+use crate::camera::nearest::{self, Explanation, Near};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::Grid;
 use crate::rules::geometry::Coord;
@@ -106,6 +109,13 @@ pub enum Diagnosis {
         /// Squares whose piece changed (colour or crown).
         changed: Vec<Coord>,
     },
+    /// One explanation other than "no move" fits every square but one or two: a legal move of the
+    /// person (or the board before the bot's move, the arm not started) and a camera misread in
+    /// the same frame. The misread squares are the ones to check.
+    MisreadAfter(Near),
+    /// Several explanations are equally near the board (each leaving one or two squares
+    /// unexplained): the camera misread some of their squares, and the board cannot say which.
+    Ambiguous(Vec<Near>),
     /// The board fits the game once turned (the camera's picture is rotated, mirrored or upside
     /// down): see [`crate::camera::orientation`].
     Orientation(crate::camera::turn::Hint),
@@ -127,9 +137,20 @@ impl Diagnosis {
             },
             Diagnosis::TwoMoves { .. } => "two-moves",
             Diagnosis::CapturedPutBack(_) => "captured-put-back",
-            Diagnosis::Misread { .. } => "misread",
+            Diagnosis::Misread { .. } | Diagnosis::MisreadAfter(_) => "misread",
+            Diagnosis::Ambiguous(_) => "ambiguous",
             Diagnosis::Orientation(_) => "orientation",
             Diagnosis::Unknown => "unexplained",
+        }
+    }
+
+    /// The squares to check, when they are not simply those that differ from the expected
+    /// position: a misread in the same frame as a move, or several near explanations.
+    pub fn squares_to_check(&self) -> Option<Vec<Coord>> {
+        match self {
+            Diagnosis::MisreadAfter(near) => Some(near.squares()),
+            Diagnosis::Ambiguous(near) => Some(nearest::all_squares(near)),
+            _ => None,
         }
     }
 }
@@ -244,6 +265,30 @@ impl fmt::Display for Diagnosis {
                     parts.join(", ")
                 )
             }
+            Diagnosis::MisreadAfter(near) => {
+                let then = match &near.explanation {
+                    Explanation::ArmNotStarted(mv) => format!(
+                        ", so the arm has not made it yet; check the camera at {}, then make the move {}",
+                        near.misseen_words(),
+                        mv.notation()
+                    ),
+                    _ => format!("; check the camera at {}", near.misseen_words()),
+                };
+                write!(f, "{} explains every other square{then}", near.explanation)
+            }
+            Diagnosis::Ambiguous(near) => {
+                let list = near
+                    .iter()
+                    .map(|n| format!("{} but for {}", n.explanation, n.misseen_words()))
+                    .collect::<Vec<_>>()
+                    .join(", or ");
+                write!(
+                    f,
+                    "{} explanations are equally near: {list}; check the camera at {}",
+                    near.len(),
+                    squares(&nearest::all_squares(near))
+                )
+            }
             Diagnosis::Orientation(hint) => write!(f, "{hint}"),
             Diagnosis::Unknown => write!(
                 f,
@@ -351,10 +396,13 @@ pub fn in_progress(expected: &AnyPosition, board: &Grid, colour_only: bool) -> O
 
 /// Diagnoses `board`, which no legal move of the person leads to from `expected` (the person to
 /// move). `last_capture` is the game's last capture among its last two plies, with the position
-/// before it, if any (to recognise captured pieces put back).
+/// before it, if any (to recognise captured pieces put back); `arm` the position before the bot's
+/// last move and that move, while the arm may not have made it (a board near the position before
+/// it is the arm not started and a misread).
 pub fn diagnose(
     expected: &AnyPosition,
     last_capture: Option<(&AnyPosition, &MoveInfo)>,
+    arm: Option<(&AnyPosition, &MoveInfo)>,
     board: &Grid,
     colour_only: bool,
 ) -> Diagnosis {
@@ -389,25 +437,45 @@ pub fn diagnose(
     if let Some(d) = two_moves(expected, board, colour_only) {
         return d;
     }
-    let mut appeared = Vec::new();
-    let mut vanished = Vec::new();
-    let mut changed = Vec::new();
-    for &c in &diffs {
-        match (p0.get(c), board.get(c)) {
-            (None, Some(_)) => appeared.push(c),
-            (Some(_), None) => vanished.push(c),
-            _ => changed.push(c),
+    // A misread, alone or in the same frame as a move: the nearest explanation.
+    nearest_diagnosis(expected, arm, board, colour_only)
+}
+
+/// The diagnosis by the nearest explanation alone ([`nearest::nearest`]): a misread with no
+/// move, a misread in the same frame as a move (or the arm not started), several equally near
+/// explanations, or [`Diagnosis::Unknown`] when nothing is that near.
+pub fn nearest_diagnosis(
+    expected: &AnyPosition,
+    arm: Option<(&AnyPosition, &MoveInfo)>,
+    board: &Grid,
+    colour_only: bool,
+) -> Diagnosis {
+    let mut near = nearest::nearest(expected, arm, board, colour_only);
+    match near.len() {
+        0 => Diagnosis::Unknown,
+        1 => {
+            let one = near.remove(0);
+            if one.explanation != Explanation::NoMove {
+                return Diagnosis::MisreadAfter(one);
+            }
+            let mut appeared = Vec::new();
+            let mut vanished = Vec::new();
+            let mut changed = Vec::new();
+            for m in &one.misseen {
+                match (m.expected, m.seen) {
+                    (None, Some(_)) => appeared.push(m.at),
+                    (Some(_), None) => vanished.push(m.at),
+                    _ => changed.push(m.at),
+                }
+            }
+            Diagnosis::Misread {
+                appeared,
+                vanished,
+                changed,
+            }
         }
+        _ => Diagnosis::Ambiguous(near),
     }
-    // A misread touches few squares; many changes at once are not one bad reading.
-    if !diffs.is_empty() && diffs.len() <= 2 {
-        return Diagnosis::Misread {
-            appeared,
-            vanished,
-            changed,
-        };
-    }
-    Diagnosis::Unknown
 }
 
 /// The two squares of a single piece that left `from` and now stands on `to` (crowned or not),
@@ -499,6 +567,7 @@ mod tests {
         let d = diagnose(
             &e,
             None,
+            None,
             &board("________/________/________/____b___/________/______p_/________/________"),
             false,
         );
@@ -507,6 +576,7 @@ mod tests {
         // Landed on C5, D4 not removed yet.
         let d = diagnose(
             &e,
+            None,
             None,
             &board("________/________/_____p__/____b___/________/______p_/________/________"),
             false,
@@ -534,6 +604,7 @@ mod tests {
         let d = diagnose(
             &e,
             None,
+            None,
             &board("________/________/________/________/___b____/__p_____/________/________"),
             false,
         );
@@ -548,6 +619,7 @@ mod tests {
         let e = pos("________/__p_____/________/____b___/________/________/________/________");
         let d = diagnose(
             &e,
+            None,
             None,
             &board("_p______/________/________/____b___/________/________/________/________"),
             false,
@@ -572,6 +644,7 @@ mod tests {
         let d = diagnose(
             &e,
             None,
+            None,
             &board("________/________/________/____b___/___p_p__/________/________/________"),
             false,
         );
@@ -587,6 +660,7 @@ mod tests {
         let d = diagnose(
             &quiet,
             None,
+            None,
             &board("_b______/________/________/________/________/__p_____/________/________"),
             false,
         );
@@ -601,12 +675,14 @@ mod tests {
         let d = diagnose(
             &quiet,
             None,
+            None,
             &board("_b______/________/_p______/________/________/________/________/________"),
             false,
         );
         assert_eq!(d.word(), "too-far");
         let d = diagnose(
             &quiet,
+            None,
             None,
             &board("________/__b_____/________/________/___p____/________/________/________"),
             false,
@@ -621,6 +697,7 @@ mod tests {
         let d = diagnose(
             &quiet,
             None,
+            None,
             &board("_b______/________/_p______/________/________/________/________/________"),
             false,
         );
@@ -628,6 +705,7 @@ mod tests {
         // The person's move E3 D4 and the bot's reply A1 B0, made at once.
         let d = diagnose(
             &quiet,
+            None,
             None,
             &board("________/b_______/________/____p___/________/________/________/________"),
             false,
@@ -647,6 +725,7 @@ mod tests {
         // A piece appeared from nowhere.
         let d = diagnose(
             &quiet,
+            None,
             None,
             &board("_b______/________/________/______p_/___p____/________/________/________"),
             false,
@@ -672,6 +751,7 @@ mod tests {
         let d = diagnose(
             &after,
             Some((&before, &cap)),
+            None,
             &board("________/________/________/____p___/___b____/________/_p______/________"),
             false,
         );

@@ -10,6 +10,7 @@
 //! May import: [`crate::rules`] only. The daemon ([`crate::daemon`]) uses it.
 
 pub mod diagnosis;
+pub mod nearest;
 pub mod orientation;
 pub mod tracking;
 pub mod turn;

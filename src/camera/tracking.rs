@@ -24,7 +24,7 @@
 //! assert!(matches!(seen, Observation::OpponentMoved(_, Next::BotToMove)));
 //! ```
 
-use crate::camera::diagnosis::{diagnose, differing, in_progress, on_the_way};
+use crate::camera::diagnosis::{diagnose, differing, in_progress, nearest_diagnosis, on_the_way};
 pub use crate::camera::diagnosis::{Diagnosis, Stage};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::board::{BoardError, Grid};
@@ -372,6 +372,11 @@ impl Tracker {
                     })
                 );
             if !crowning {
+                // A man that cannot stand there is often a misread (a crown not seen, a colour
+                // taken for the other): name the squares when an explanation is that near.
+                if let Some(rejection) = self.misread_rejection(board, reading.colour_only) {
+                    return Err(rejection);
+                }
                 return Err(Rejection::BadBoard(e.to_string()));
             }
         }
@@ -467,15 +472,42 @@ impl Tracker {
         in_progress(&expected, board, colour_only)
     }
 
+    /// The rejection of a board that a misread explains (alone or with a move), if one does and it
+    /// is the person's turn.
+    fn misread_rejection(&self, board: &Grid, colour_only: bool) -> Option<Rejection> {
+        let (expected, _) = self.person_to_move()?;
+        let diagnosis = nearest_diagnosis(&expected, self.arm_move(), board, colour_only);
+        if diagnosis == Diagnosis::Unknown {
+            return None;
+        }
+        Some(Rejection::IllegalTransition {
+            diffs: differing(board, &expected.grid(), colour_only),
+            why: Unexplained::NoLegalMove,
+            diagnosis: Some(Box::new(diagnosis)),
+        })
+    }
+
     /// What the person did, for a board no legal move explains (`None` on the bot's turn).
     fn diagnosis(&self, board: &Grid, colour_only: bool) -> Option<Diagnosis> {
         let (expected, last) = self.person_to_move()?;
         Some(diagnose(
             &expected,
             last.as_ref().map(|(p, m)| (p, m)),
+            self.arm_move(),
             board,
             colour_only,
         ))
+    }
+
+    /// The position before the bot's last move and that move, while the arm may not have made it.
+    fn arm_move(&self) -> Option<(&AnyPosition, &MoveInfo)> {
+        match &self.state {
+            State::Playing {
+                last_bot: Some((p0, mv)),
+                ..
+            } => Some((p0, mv)),
+            _ => None,
+        }
     }
 
     fn first_board(
@@ -828,14 +860,24 @@ mod tests {
             observe(&mut t, "___b/b___/____/p___", Side::Player),
             Ok(Observation::MoveInProgress { stage: Stage::Lifted(s), .. }) if s == coords("D2")[0]
         ));
-        // A piece of the person's that appeared from nowhere: a misread.
+        // A piece of the person's on C1, where D0 and D2 may step: a phantom, or either move with
+        // its start square misread; the three are equally near, and all are named.
+        let Err(Rejection::IllegalTransition {
+            diagnosis: Some(d), ..
+        }) = observe(&mut t, "___b/b___/_p__/p_p_", Side::Player)
+        else {
+            panic!("not an illegal transition");
+        };
+        assert_eq!(d.word(), "ambiguous");
+        assert_eq!(d.squares_to_check(), Some(coords("C1,D0,D2")));
+        // A phantom of the bot's on C3, which no move reaches: a misread.
         assert_eq!(
-            observe(&mut t, "___b/b___/_p__/p_p_", Side::Player),
+            observe(&mut t, "___b/b___/___b/p_p_", Side::Player),
             Err(Rejection::IllegalTransition {
-                diffs: coords("C1"),
+                diffs: coords("C3"),
                 why: Unexplained::NoLegalMove,
                 diagnosis: Some(Box::new(Diagnosis::Misread {
-                    appeared: coords("C1"),
+                    appeared: coords("C3"),
                     vanished: vec![],
                     changed: vec![],
                 })),
@@ -880,19 +922,42 @@ mod tests {
                 mv: crowning,
             })
         );
+        // A man on D2, where no crowning move ends: not the arm. The board before the move with a
+        // phantom on D2 is the nearest explanation, so the squares to check are named.
+        let Err(Rejection::IllegalTransition {
+            diagnosis: Some(d), ..
+        }) = observe(&mut t, "___P/____/_b__/__b_", Side::Player)
+        else {
+            panic!("not an illegal transition");
+        };
+        assert_eq!(d.squares_to_check(), Some(coords("D2")));
+        assert!(
+            d.to_string()
+                .contains("the board before the bot's move C1 D0"),
+            "{d}"
+        );
+        // Far from everything: the man on its crowning row is a bad board.
         assert!(matches!(
-            observe(&mut t, "___P/____/_b__/__b_", Side::Player),
+            observe(&mut t, "_b_P/____/____/b_b_", Side::Player),
             Err(Rejection::BadBoard(_))
         ));
         assert_eq!(
             observe(&mut t, "___P/____/____/B___", Side::Player),
             Ok(Observation::Same(Next::PlayerToMove))
         );
-        // Without a crowning move to explain it, a man on its crowning row is no position.
-        assert!(matches!(
+        // Once the crown was seen, the man on its crowning row is the king read as a man.
+        assert_eq!(
             observe(&mut t, "___P/____/____/b___", Side::Player),
-            Err(Rejection::BadBoard(_))
-        ));
+            Err(Rejection::IllegalTransition {
+                diffs: coords("D0"),
+                why: Unexplained::NoLegalMove,
+                diagnosis: Some(Box::new(Diagnosis::Misread {
+                    appeared: vec![],
+                    vanished: vec![],
+                    changed: coords("D0"),
+                })),
+            })
+        );
     }
 
     #[test]

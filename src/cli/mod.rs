@@ -19,6 +19,7 @@ pub mod replay;
 pub mod search;
 pub mod selfplay;
 pub mod serve;
+pub mod simulate;
 pub mod train;
 
 use clap::{Parser, Subcommand};
@@ -72,6 +73,10 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Speak the Hub protocol (Scan's) on stdin/stdout, for draughts tools that drive Hub engines.
     Hub(hub::HubArgs),
+    /// A software robot: whole games against the real daemon with camera, person, arm and link
+    /// faults, every reply judged against the true board. Exits 1 when the judge finds a wrong
+    /// command, a lost reply, a clean frame refused or a game not finished.
+    Simulate(simulate::SimulateArgs),
 }
 
 impl Command {

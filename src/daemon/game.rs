@@ -235,13 +235,19 @@ impl Daemon {
                 why,
                 diagnosis,
             } => {
+                // A misread in the same frame as a move names the squares to check, not every
+                // square that differs from the expected position.
+                let squares = diagnosis
+                    .as_ref()
+                    .and_then(|d| d.squares_to_check())
+                    .unwrap_or(diffs);
                 let said = match diagnosis {
                     Some(d) if *d != Diagnosis::Unknown => format!("{}: {d}", d.word()),
                     _ => format!("unexplained: {why}"),
                 };
                 self.error(
                     ErrorCode::IllegalTransition,
-                    format!("{}: {said}", squares_list(&diffs)),
+                    format!("{}: {said}", squares_list(&squares)),
                 )
             }
             Rejection::AfterGameOver { diffs, status } => {

@@ -64,6 +64,25 @@ pub fn differing(snap: &Snapshot) -> Vec<Coord> {
     }
 }
 
+/// The squares the daemon's diagnosis says to check, when the last board is a misread (alone, in
+/// the same frame as a move, or with several equally near explanations): the squares its
+/// `error illegal-transition SQUARES: misread: ...` or `... ambiguous: ...` reply names. `None`
+/// for any other reply.
+pub fn squares_to_check(snap: &Snapshot) -> Option<Vec<Coord>> {
+    let reply = snap.status.diagnosis.as_deref()?;
+    let rest = reply.strip_prefix("error illegal-transition ")?;
+    let (squares, words) = rest.split_once(": ")?;
+    let class = words.split_once(": ")?.0;
+    if class != "misread" && class != "ambiguous" {
+        return None;
+    }
+    let n = grid(snap.status.seen.as_deref())?.size().n();
+    squares
+        .split(',')
+        .map(|s| crate::rules::geometry::parse_coord(s, n).ok())
+        .collect()
+}
+
 /// A score as a point on a bar from -1 (the bot loses) to 1 (the bot wins), from the searching
 /// side's view: a man ahead (100) is about 0.4.
 pub fn score_bar(score: ScoreText) -> f64 {
@@ -218,7 +237,9 @@ fn link_word(kind: &LinkKind) -> &'static str {
 pub fn live_html(snap: &Snapshot, now: Instant) -> String {
     let st = &snap.status;
     let said = decide(snap);
-    let diffs = differing(snap);
+    // A misread marks the squares to check; anything else every square that differs.
+    let check = squares_to_check(snap);
+    let diffs = check.clone().unwrap_or_else(|| differing(snap));
     let mut out = String::with_capacity(24 * 1024);
 
     // What the page's state machine says: headline, explanation, who acts and what they do, and
@@ -252,7 +273,12 @@ pub fn live_html(snap: &Snapshot, now: Instant) -> String {
             out,
             r#"<p class="differ" id="differ" data-squares="{}">{}</p>"#,
             diff_names.join(" "),
-            if diffs.is_empty() {
+            if check.is_some() {
+                format!(
+                    "Squares to check, where the camera misread the board (marked): {}",
+                    diff_names.join(", ")
+                )
+            } else if diffs.is_empty() {
                 "The camera's board is the board the daemon expects.".to_string()
             } else {
                 format!(
@@ -810,6 +836,32 @@ mod tests {
         assert!(html.contains(r#"href="/game.pdn""#));
         // Nothing is fetched from elsewhere: no sources, no outside links.
         assert!(!html.contains(" src=") && !html.contains("href=\"http"));
+    }
+
+    #[test]
+    fn a_misread_with_a_move_marks_only_the_squares_to_check() {
+        let mut snap = mid_game();
+        // The person played F2 E3 and the camera saw a phantom on D6 in the same frame.
+        snap.status.seen =
+            Some("_b_b_b_b/b_b_b_b_/_b_b_b_b/______p_/___p____/p___p_p_/_p_p_p_p/p_p_p_p_".into());
+        snap.status.diagnosis = Some(
+            "error illegal-transition D6: misread: the move F2 E3 explains every other square; \
+             check the camera at D6 (a piece where the square should be empty)"
+                .into(),
+        );
+        assert_eq!(differing(&snap).len(), 3);
+        assert_eq!(squares_to_check(&snap), Some(vec![Coord::new(3, 6)]));
+        let html = page(&snap, 7, Instant::now());
+        assert_eq!(
+            html.matches(r#"class="highlight""#).count(),
+            2,
+            "one a board"
+        );
+        assert!(html.contains(r#"class="highlight" data-square="D6""#));
+        assert!(html.contains("Squares to check, where the camera misread the board (marked): D6"));
+        // Another class marks every square that differs.
+        snap.status.diagnosis = Some("error illegal-transition E3,F2,D6: unexplained: x".into());
+        assert_eq!(squares_to_check(&snap), None);
     }
 
     #[test]

@@ -37,7 +37,10 @@ class EngineError(CheckersbotError):
         _, _, rest = line.partition(" ")
         code, _, message = rest.partition(" ")
         cls = ERROR_CLASSES.get(code, EngineError)
-        return cls(code, message, line, request)
+        error = cls(code, message, line, request)
+        if isinstance(error, IllegalTransitionError) and error.reason in ("misread", "ambiguous"):
+            return MisreadError(code, message, line, request)
+        return error
 
 
 class SyntaxReplyError(EngineError):
@@ -87,6 +90,29 @@ class IllegalTransitionError(EngineError):
     def reason(self) -> str:
         after = self.message.split(":", 2)
         return after[1].strip() if self.squares and len(after) > 2 else ""
+
+
+class MisreadError(IllegalTransitionError):
+    """`error illegal-transition SQUARES: misread: ...` or `... ambiguous: ...`: the camera
+    misread the squares to check, which are `squares` (exactly those: not every square that differs
+    from the expected position), alone or in the same frame as a move. `explained_by` is the move
+    that explains every other square (`"F4 E5"`; the bot's move when the arm has not made it yet),
+    `None` for a misread with no move; `ambiguous` is true when several explanations are equally
+    near (the message lists them). Wait for a clean frame: the daemon did not take the board."""
+
+    _EXPLAINED = re.compile(r"^(?:the move|the board before the bot's move) ([A-Z0-9 ]+?) explains")
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.reason == "ambiguous"
+
+    @property
+    def explained_by(self) -> Optional[str]:
+        words = self.message.split(": ", 2)
+        if len(words) < 3:
+            return None
+        found = self._EXPLAINED.match(words[2])
+        return found.group(1) if found else None
 
 
 class ArmIncompleteError(EngineError):
