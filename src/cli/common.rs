@@ -243,12 +243,43 @@ pub fn load_eval(spec: &str) -> Result<LearnedSet> {
     checkersbot::engine::eval::load_eval(spec).map_err(|e| anyhow!("--eval {e}"))
 }
 
+/// [`load_book`] and [`load_eval`] for a process that plays one board size, if `size` is given:
+/// what the other sizes would need is not read (the built-in 8x8 book and weights on 10x10, the
+/// 10x10 weights on 8x8), which a one-position `search` would otherwise pay for at every start.
+fn load_for(
+    book: &str,
+    eval: &str,
+    size: Option<BoardSize>,
+) -> Result<(Option<Arc<Book>>, LearnedSet)> {
+    let Some(size) = size else {
+        return Ok((load_book(book)?, load_eval(eval)?));
+    };
+    let book = BookSpec::parse(book)
+        .load_for_size(size)
+        .map(|b| b.map(Arc::new))
+        .map_err(|e| anyhow!("--book {book}: {e}"))?;
+    let learned =
+        checkersbot::engine::eval::load_eval_for(eval, size).map_err(|e| anyhow!("--eval {e}"))?;
+    Ok((book, learned))
+}
+
 impl EngineArgs {
     /// The engine configuration these arguments describe, for searches with `limits` (which
     /// size the table when `--hash` is not given; `None`: the smallest such table).
     pub fn config(
         &self,
         limits: Option<&checkersbot::engine::Limits>,
+    ) -> Result<checkersbot::engine::EngineConfig> {
+        self.config_for(limits, None)
+    }
+
+    /// [`EngineArgs::config`] for an engine that searches positions of `size` only (when
+    /// given): the book and the learned weights of other sizes are not read ([`load_for`]);
+    /// every search of a `size` position goes exactly as with [`EngineArgs::config`].
+    pub fn config_for(
+        &self,
+        limits: Option<&checkersbot::engine::Limits>,
+        size: Option<BoardSize>,
     ) -> Result<checkersbot::engine::EngineConfig> {
         use checkersbot::engine::eval::{Term, Weights};
         let mut weights = if self.aggressive {
@@ -271,15 +302,16 @@ impl EngineArgs {
             None => checkersbot::engine::memory::AUTO_TABLE_MIN_MB,
         });
         check_table(hash, self.threads)?;
+        let (book, learned) = load_for(&self.book, &self.eval, size)?;
         Ok(checkersbot::engine::EngineConfig {
             hash_mb: hash,
             threads: self.threads.max(1),
             weights,
-            learned: load_eval(&self.eval)?,
+            learned,
             seed: self.seed,
             egdb: load_egdb(self.egdb.as_deref(), self.egdb_cache)?,
             search: checkersbot::engine::SearchParams::default(),
-            book: load_book(&self.book)?,
+            book,
             book_margin: 0,
         })
     }

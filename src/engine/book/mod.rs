@@ -68,6 +68,8 @@ pub const HEADER_LEN_V1: usize = HEADER_LEN - 8;
 
 /// The built-in 8x8 book (see `docs/experiments/opening-book.md` for how it was built).
 pub const BUILTIN_8X8: &[u8] = include_bytes!("../../../books/8x8.cbbk");
+/// The board size of the built-in book ([`BUILTIN_8X8`]).
+pub const BUILTIN_SIZE: BoardSize = BoardSize::S8;
 
 /// The largest book file read (a book of a million positions is about 40 MiB).
 pub const MAX_BOOK_FILE: u64 = 256 << 20;
@@ -262,6 +264,17 @@ impl BookSpec {
             BookSpec::Builtin => Book::builtin().map(Some),
             BookSpec::Off => Ok(None),
             BookSpec::File(p) => Book::load(p).map(Some),
+        }
+    }
+
+    /// [`BookSpec::load`] for a process that plays positions of `size` only: the built-in book
+    /// is not read on another size than its own ([`BUILTIN_SIZE`]), where it would never answer
+    /// (reading it takes tens of milliseconds); a file is read and checked whatever its size, as
+    /// [`BookSpec::load`] does.
+    pub fn load_for_size(&self, size: BoardSize) -> Result<Option<Book>, BookError> {
+        match self {
+            BookSpec::Builtin if size != BUILTIN_SIZE => Ok(None),
+            _ => self.load(),
         }
     }
 
@@ -766,8 +779,9 @@ impl Book {
         };
         for index in 0..count {
             let entry = read_entry(&mut r, size, index, version, default_nodes)?;
-            let position = entry.position.to_string();
+            let position = entry.position;
             if book.insert(entry).is_err() {
+                let position = position.to_string();
                 return Err(BookError::Duplicate { index, position });
             }
         }
@@ -787,7 +801,7 @@ fn read_entry(
 ) -> Result<Entry, BookError> {
     let n = size.n();
     let set_len = size.squares().div_ceil(8);
-    let sets = r.take(3 * set_len)?.to_vec();
+    let sets = r.take(3 * set_len)?;
     let bad = |what: String| BookError::BadPosition { index, what };
     let mut grid = Grid::empty(size);
     for bit in 0..set_len * 8 {
@@ -827,20 +841,22 @@ fn read_entry(
             .map(|&k| Coord::from_standard_number(k as usize, n))
             .collect();
         let value = r.i16()?;
-        let text = path
-            .iter()
-            .zip(nums)
-            .map(|(c, k)| c.map_or_else(|| format!("#{k}"), |c| c.to_string()))
-            .collect::<Vec<_>>()
-            .join(" ");
-        let path: Option<Vec<Coord>> = path.into_iter().collect();
-        let mv = path
-            .and_then(|p| legal.iter().find(|m| m.path == p).cloned())
-            .ok_or_else(|| BookError::IllegalMove {
-                index,
-                position: position.to_string(),
-                mv: text,
-            })?;
+        // The move as the file has it, for the error only (a square off the board as `#k`).
+        let text = || {
+            path.iter()
+                .zip(nums)
+                .map(|(c, k)| c.map_or_else(|| format!("#{k}"), |c| c.to_string()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let found = legal.iter().find(|m| {
+            m.path.len() == path.len() && m.path.iter().zip(&path).all(|(a, b)| Some(*a) == *b)
+        });
+        let mv = found.cloned().ok_or_else(|| BookError::IllegalMove {
+            index,
+            position: position.to_string(),
+            mv: text(),
+        })?;
         moves.push(BookMove { mv, value });
     }
     Ok(Entry {
@@ -1065,5 +1081,19 @@ mod tests {
             let after = c.play(&t).expect("turned move is legal");
             assert_eq!(canonical(&next).0, canonical(&after).0);
         }
+    }
+
+    #[test]
+    fn the_built_in_book_is_read_only_on_its_own_size() {
+        let book = Book::builtin().expect("the built-in book reads");
+        assert_eq!(book.size(), BUILTIN_SIZE);
+        for size in BoardSize::ALL {
+            let got = BookSpec::Builtin.load_for_size(size).expect("reads");
+            assert_eq!(got.is_some(), size == BUILTIN_SIZE, "{size}");
+        }
+        assert!(matches!(
+            BookSpec::Off.load_for_size(BUILTIN_SIZE),
+            Ok(None)
+        ));
     }
 }

@@ -90,22 +90,32 @@ impl LearnedSet {
     }
 }
 
-/// The built-in weights ([`BUILT_IN`]), parsed and checked once per process.
+/// The built-in weights of one size ([`BUILT_IN`]), parsed and checked once per process, the
+/// first time that size is asked for (so a process that plays one size never reads the
+/// others); `None` for a size without built-in weights.
+fn built_in_for(size: BoardSize) -> Option<Result<Arc<LearnedWeights>, String>> {
+    type Parsed = std::sync::OnceLock<Result<Arc<LearnedWeights>, String>>;
+    static PARSED: [Parsed; BUILT_IN.len()] = [const { Parsed::new() }; BUILT_IN.len()];
+    let i = BUILT_IN.iter().position(|&(s, _)| s == size)?;
+    let bytes = BUILT_IN[i].1;
+    Some(
+        PARSED[i]
+            .get_or_init(|| {
+                LearnedWeights::from_bytes_for(bytes, size)
+                    .map(Arc::new)
+                    .map_err(|e| format!("the built-in {size} weights: {e}"))
+            })
+            .clone(),
+    )
+}
+
+/// The built-in weights of every size ([`BUILT_IN`]), each parsed once per process.
 fn built_in() -> Result<LearnedSet, String> {
-    static PARSED: std::sync::OnceLock<Result<LearnedSet, String>> = std::sync::OnceLock::new();
-    PARSED
-        .get_or_init(|| {
-            BUILT_IN
-                .iter()
-                .map(|&(size, bytes)| {
-                    LearnedWeights::from_bytes_for(bytes, size)
-                        .map(Arc::new)
-                        .map_err(|e| format!("the built-in {size} weights: {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(LearnedSet)
-        })
-        .clone()
+    BUILT_IN
+        .iter()
+        .filter_map(|&(size, _)| built_in_for(size))
+        .collect::<Result<Vec<_>, _>>()
+        .map(LearnedSet)
 }
 
 /// The learned weights of [`DEFAULT_EVAL`], for default settings. Should they fail to load (only
@@ -116,6 +126,20 @@ pub fn default_learned() -> LearnedSet {
         tracing::error!("{e}; playing with the hand evaluation");
         LearnedSet::hand()
     })
+}
+
+/// [`load_eval`] for a process that evaluates positions of one board size only: `learned` gives
+/// just that size's built-in weights (none, the hand evaluation, for a size without them), so
+/// the other sizes' weights are never read; other choices are [`load_eval`]'s. An evaluator of
+/// `size` scores every position exactly as with [`load_eval`]'s set.
+pub fn load_eval_for(spec: &str, size: BoardSize) -> Result<LearnedSet, String> {
+    match spec {
+        "learned" => match built_in_for(size) {
+            Some(w) => w.map(|w| LearnedSet(vec![w])),
+            None => Ok(LearnedSet::hand()),
+        },
+        _ => load_eval(spec),
+    }
 }
 
 /// The largest weights file read (the built-in 8x8 weights are about 240 KiB).
@@ -660,5 +684,19 @@ mod tests {
             Side::Player,
         );
         assert!(e.evaluate(&king) > e.evaluate(&man));
+    }
+
+    #[test]
+    fn one_sizes_built_in_weights_are_the_whole_sets_weights_of_that_size() {
+        let all = load_eval("learned").expect("the built-in weights load");
+        for size in BoardSize::ALL {
+            let one = load_eval_for("learned", size).expect("one size's weights load");
+            assert_eq!(one.for_size(size), all.for_size(size), "{size}");
+            assert!(one.sizes().iter().all(|&s| s == size), "{size}");
+        }
+        assert_eq!(
+            load_eval_for("hand", BoardSize::S10),
+            Ok(LearnedSet::hand())
+        );
     }
 }
