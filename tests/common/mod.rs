@@ -191,51 +191,7 @@ pub fn limit_address_space(cmd: &mut Process, bytes: u64) {
 /// master open, so that dropping it would not hang up the device (a move sent while "the cable
 /// is pulled" then went to the old terminal and never arrived).
 pub fn pty_pair() -> (serialport::TTYPort, std::os::fd::OwnedFd, String) {
-    use std::ffi::CStr;
-    use std::os::fd::{FromRawFd, OwnedFd};
-    // SAFETY: plain libc calls on descriptors opened here; each is owned (and so closed) as soon
-    // as it exists, and `name` is a NUL-terminated buffer that ptsname_r fills.
-    unsafe {
-        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC);
-        assert!(
-            master >= 0,
-            "posix_openpt: {}",
-            std::io::Error::last_os_error()
-        );
-        let master_fd = OwnedFd::from_raw_fd(master);
-        assert_eq!(libc::grantpt(master), 0, "grantpt");
-        assert_eq!(libc::unlockpt(master), 0, "unlockpt");
-        let mut name = [0 as libc::c_char; 128];
-        assert_eq!(
-            libc::ptsname_r(master, name.as_mut_ptr(), name.len()),
-            0,
-            "ptsname_r"
-        );
-        let path_c = CStr::from_ptr(name.as_ptr());
-        let slave = libc::open(
-            path_c.as_ptr(),
-            libc::O_RDWR | libc::O_NOCTTY | libc::O_CLOEXEC,
-        );
-        assert!(
-            slave >= 0,
-            "open the slave: {}",
-            std::io::Error::last_os_error()
-        );
-        let slave_fd = OwnedFd::from_raw_fd(slave);
-        // Raw from the start, as a serial line is: no echo, no line editing.
-        let mut termios = std::mem::zeroed::<libc::termios>();
-        assert_eq!(libc::tcgetattr(slave, &mut termios), 0, "tcgetattr");
-        libc::cfmakeraw(&mut termios);
-        assert_eq!(
-            libc::tcsetattr(slave, libc::TCSANOW, &termios),
-            0,
-            "tcsetattr"
-        );
-        let path = path_c.to_string_lossy().into_owned();
-        let master =
-            serialport::TTYPort::from_raw_fd(std::os::fd::IntoRawFd::into_raw_fd(master_fd));
-        (master, slave_fd, path)
-    }
+    checkersbot::sim::link::pty_pair().expect("a pseudo-terminal")
 }
 
 /// A symbolic link named `tty` in a fresh directory of this test run (`tag` names it) pointing at
