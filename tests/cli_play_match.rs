@@ -245,6 +245,46 @@ fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
     }
 }
 
+/// `--after-book-a FACTOR:MOVES` gives A's first moves out of the book the time its book moves
+/// left unspent: at 20 ms a move from ballot 1, where the built-in book answers A's first moves
+/// (a book move takes no search), A's longest move takes well over 20 ms (each book move banks
+/// about 20 ms; a loaded machine only makes moves longer). It is refused for a player that is
+/// not an engine.
+#[test]
+fn match_time_after_the_book_spends_what_the_book_moves_left() {
+    let out = bin()
+        .args(["match", "--openings", "acf3:1", "--movetime-a", "20"])
+        .args(["--movetime-b", "20", "--after-book-a", "10:2", "--max-plies", "30"])
+        .output()
+        .expect("binary runs");
+    let text = succeeded(&out, "match --after-book-a");
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("A:20ms-afterbook10:2 ") && !l.contains("losses"))
+        .unwrap_or_else(|| panic!("no row for A: {text}"));
+    let max_ms: f64 = row
+        .split_whitespace()
+        .last()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no max ms: {row}"));
+    assert!(max_ms >= 40.0, "{row}");
+    for bad in [
+        &["--after-book-a", "2:4", "--player-a", "random"][..],
+        &["--after-book-b", "2:4", "--player-b", "student"],
+    ] {
+        let out = bin().arg("match").args(bad).output().expect("binary runs");
+        let err = failed(&out, &format!("{bad:?}"));
+        assert!(err.contains("--after-book-"), "{bad:?}: {err}");
+    }
+    for bad in ["1:4", "2:0", "2", "x:1"] {
+        let out = bin()
+            .args(["match", "--after-book-a", bad])
+            .output()
+            .expect("binary runs");
+        assert_eq!(out.status.code(), Some(2), "{bad}: a bad value is a usage error");
+    }
+}
+
 /// The first SIGTERM ends a long match after the game being played: it exits cleanly with the
 /// table of the games played and says that it was stopped.
 #[cfg(unix)]

@@ -3,7 +3,7 @@
 use super::common::{load_layout, openings_arg, parse_side, Openings};
 use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::book::{Book, BookSpec};
-use checkersbot::engine::clock::{BadTimeControl, TimeControl};
+use checkersbot::engine::clock::{AfterBook, BadTimeControl, TimeControl};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::engine::eval::{Term, Weights};
 use checkersbot::engine::{EngineConfig, Limits, SearchParams};
@@ -89,6 +89,16 @@ pub struct MatchArgs {
     /// B's time per move early in the game, as --early-a.
     #[arg(long, value_name = "MS:PLY")]
     early_b: Option<EarlyTime>,
+    /// More time for A's first moves out of the book (engine only): FACTOR:MOVES, e.g. 2.5:4 for
+    /// the first 4 moves of a game the book does not answer at up to 2.5 times the usual time.
+    /// Under --clock-a the budget is scaled (within the clock's caps), taking the time from the
+    /// later moves; with a time per move the extra comes only from what the game's book moves
+    /// left unspent, so a game never takes more than its moves' times added up.
+    #[arg(long, value_name = "FACTOR:MOVES")]
+    after_book_a: Option<AfterBook>,
+    /// More time for B's first moves out of the book, as --after-book-a.
+    #[arg(long, value_name = "FACTOR:MOVES")]
+    after_book_b: Option<AfterBook>,
     /// A's depth per move (0 to 100, as `serve`; 0 = none; default 6 when no move time is
     /// given).
     #[arg(long, value_parser = super::common::depth_arg)]
@@ -545,6 +555,24 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             ));
         }
     }
+    for (after, kind, side) in [
+        (&args.after_book_a, args.player_a, 'a'),
+        (&args.after_book_b, args.player_b, 'b'),
+    ] {
+        if after.is_some() && kind != Kind::Engine {
+            return Err(anyhow!(
+                "--after-book-{side} applies to an engine player only"
+            ));
+        }
+    }
+    for (after, name) in [
+        (&args.after_book_a, &mut a.name),
+        (&args.after_book_b, &mut b.name),
+    ] {
+        if let Some(ab) = after {
+            *name = format!("{name}-afterbook{ab}");
+        }
+    }
     for (early, name) in [(&args.early_a, &mut a.name), (&args.early_b, &mut b.name)] {
         if let Some(e) = early {
             *name = format!("{name}-early{e}");
@@ -570,6 +598,7 @@ pub fn run(args: &MatchArgs) -> Result<()> {
         clocks: [args.clock_a, args.clock_b],
         adjudicate,
         early: [args.early_a, args.early_b],
+        after_book: [args.after_book_a, args.after_book_b],
     };
     if args.ponder_a {
         if args.player_a != Kind::Engine {

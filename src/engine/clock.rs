@@ -171,6 +171,111 @@ impl TimeControl {
     }
 }
 
+/// More time for the first moves out of the book, where most lost games are decided: the first
+/// `moves` moves of a game that the book does not answer get `factor` times their usual time.
+///
+/// Under a game clock both limits of the budget are scaled, within the clock's own caps (a
+/// move never takes more than 4/5 of what is left), so the time comes from the later moves. With
+/// a time per move, the extra comes only from a bank of what the game's book moves left unspent
+/// (a book move costs nothing): a game never takes more than its moves' times added up.
+///
+/// Written `FACTOR:MOVES`, e.g. `2.5:4`.
+///
+/// ```
+/// use checkersbot::engine::clock::AfterBook;
+/// use std::time::Duration;
+///
+/// let ab: AfterBook = "3:4".parse().unwrap();
+/// let ms = Duration::from_millis;
+/// // 150 ms in the bank: the move gets its 100 ms and the 150 (at most 2 x 100 more).
+/// assert_eq!(ab.movetime(ms(100), ms(150), 0), ms(250));
+/// // After four moves out of the book, the usual time.
+/// assert_eq!(ab.movetime(ms(100), ms(900), 4), ms(100));
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AfterBook {
+    /// How many times the usual time, in hundredths (above 100, at most 1000).
+    pub percent: u32,
+    /// How many moves out of the book (1 to 100).
+    pub moves: u32,
+}
+
+/// An [`AfterBook`] that cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("time after the book must be FACTOR:MOVES, FACTOR above 1 and at most 10, MOVES from 1 to 100 (e.g. 2.5:4), not '{0}'")]
+pub struct BadAfterBook(pub String);
+
+impl FromStr for AfterBook {
+    type Err = BadAfterBook;
+
+    fn from_str(text: &str) -> Result<AfterBook, BadAfterBook> {
+        let bad = || BadAfterBook(text.chars().take(40).collect());
+        let (factor, moves) = text.split_once(':').ok_or_else(bad)?;
+        let factor: f64 = factor.trim().parse().map_err(|_| bad())?;
+        let moves: u32 = moves.trim().parse().map_err(|_| bad())?;
+        let fits = factor > 1.0 && factor <= 10.0 && (1..=100).contains(&moves);
+        if !fits {
+            return Err(bad());
+        }
+        let percent = (factor * 100.0).round() as u32;
+        if percent <= 100 {
+            return Err(bad());
+        }
+        Ok(AfterBook { percent, moves })
+    }
+}
+
+impl fmt::Display for AfterBook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.factor(), self.moves)
+    }
+}
+
+impl AfterBook {
+    /// How many times the usual time.
+    pub fn factor(&self) -> f64 {
+        f64::from(self.percent) / 100.0
+    }
+
+    /// Whether the move after `out_of_book` moves out of the book gets more time.
+    pub fn applies(&self, out_of_book: u32) -> bool {
+        out_of_book < self.moves
+    }
+
+    /// The time of a move with a time per move `movetime`, `bank` left unspent by the game's book
+    /// moves, after `out_of_book` moves out of the book: the move time and as much of the bank as
+    /// `factor` allows.
+    pub fn movetime(&self, movetime: Duration, bank: Duration, out_of_book: u32) -> Duration {
+        if !self.applies(out_of_book) {
+            return movetime;
+        }
+        movetime + bank.min(movetime.mul_f64(self.factor() - 1.0))
+    }
+
+    /// The budget of a move under `tc` with `left` on the clock after `played` moves, after
+    /// `out_of_book` moves out of the book: the clock's budget scaled by `factor`, within its caps.
+    pub fn budget(
+        &self,
+        tc: &TimeControl,
+        left: Duration,
+        played: u32,
+        out_of_book: u32,
+    ) -> Budget {
+        let b = tc.budget(left, played);
+        if !self.applies(out_of_book) {
+            return b;
+        }
+        let margin = MARGIN.min(left / 4);
+        let usable = left.saturating_sub(margin);
+        let cap = (usable.mul_f64(0.4) + tc.inc / 2).min(usable.mul_f64(0.8));
+        let hard = b.hard.mul_f64(self.factor()).min(cap).max(b.hard);
+        Budget {
+            soft: b.soft.mul_f64(self.factor()).min(hard),
+            hard,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +330,40 @@ mod tests {
         // The last move of a period may not take everything.
         let b = tc.budget(Duration::from_secs(10), 39);
         assert!(b.hard <= Duration::from_secs(8));
+    }
+
+    #[test]
+    fn time_after_the_book_reads_and_stays_within_the_clock() {
+        let ab: AfterBook = "2.5:4".parse().unwrap();
+        assert_eq!(ab.to_string(), "2.5:4");
+        for bad in [
+            "", "2", "1:4", "0.5:4", "11:4", "2:0", "2:101", "x:4", "2:x", "nan:3",
+        ] {
+            assert!(bad.parse::<AfterBook>().is_err(), "{bad}");
+        }
+        let ms = Duration::from_millis;
+        // The bank limits the extra time; so does the factor.
+        assert_eq!(ab.movetime(ms(100), ms(0), 0), ms(100));
+        assert_eq!(ab.movetime(ms(100), ms(60), 3), ms(160));
+        assert_eq!(ab.movetime(ms(100), ms(1000), 3), ms(250));
+        assert_eq!(ab.movetime(ms(100), ms(1000), 4), ms(100));
+        // Under a clock: more than the usual budget, never past the clock's caps.
+        let tc: TimeControl = "10+0.1".parse().unwrap();
+        for left in [ms(10_000), ms(2_000), ms(300), ms(60)] {
+            let usual = tc.budget(left, 5);
+            let more = ab.budget(&tc, left, 5, 0);
+            assert!(
+                more.soft >= usual.soft && more.hard >= usual.hard,
+                "{left:?}"
+            );
+            assert!(more.soft <= more.hard);
+            assert!(
+                more.hard <= left.mul_f64(0.8).max(usual.hard),
+                "{left:?}: {more:?}"
+            );
+            assert_eq!(ab.budget(&tc, left, 5, 4), usual);
+        }
+        let more = ab.budget(&tc, ms(10_000), 5, 0);
+        assert_eq!(more.soft, tc.budget(ms(10_000), 5).soft.mul_f64(2.5));
     }
 }

@@ -35,7 +35,7 @@
 //! assert_eq!(games.len(), 2);
 //! ```
 
-use crate::engine::clock::{Budget, TimeControl};
+use crate::engine::clock::{AfterBook, Budget, TimeControl};
 use crate::engine::egdb::Egdb;
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::play::level::{choose_move, Misstep};
@@ -123,6 +123,10 @@ pub struct MatchOptions {
     /// played as it would be after a book's moves. It measures what deeper opening play, such as
     /// a deep book's, is worth.
     pub early: [Option<EarlyTime>; 2],
+    /// More time for A's and B's first moves out of the book ([`AfterBook`]): under a clock,
+    /// taken from the later moves; with a time per move, from what the game's book moves left
+    /// unspent.
+    pub after_book: [Option<AfterBook>; 2],
 }
 
 /// A time per move for the first plies of a game ([`MatchOptions::early`]).
@@ -175,6 +179,7 @@ impl MatchOptions {
             clocks: [None, None],
             adjudicate: None,
             early: [None, None],
+            after_book: [None, None],
         }
     }
 }
@@ -566,6 +571,19 @@ pub fn progress_line(
     )
 }
 
+/// How long a player's move may take.
+#[derive(Copy, Clone, Debug)]
+enum MoveTime {
+    /// Its own limits.
+    Own,
+    /// A game clock's budget.
+    Clock(Budget),
+    /// An early move's time, searched by the second engine ([`MatchOptions::early`]).
+    Early(Duration),
+    /// A longer time per move for a move out of the book ([`MatchOptions::after_book`]).
+    Longer(Duration),
+}
+
 enum Player {
     /// The engine, its limits, its missteps, and a second engine of the same settings for
     /// [`MatchOptions::early`] moves.
@@ -631,15 +649,21 @@ impl Player {
         }
     }
 
-    /// The player's move; `budget`: a game clock's budget for it, or `early`: a time per move
-    /// instead of its own (engines only).
+    /// The player's time per move, if it has one (an engine with a move time).
+    fn movetime(&self) -> Option<Duration> {
+        match self {
+            Player::Engine(_, limits, _, _) => limits.movetime,
+            Player::Random | Player::Student(..) => None,
+        }
+    }
+
+    /// The player's move, in the time `time` gives (engines only; the others use their own).
     fn choose(
         &mut self,
         game: &Game,
         rng: &mut Rng,
         stats: &mut PlayerStats,
-        budget: Option<Budget>,
-        early: Option<Duration>,
+        time: MoveTime,
     ) -> Option<MoveInfo> {
         stats.moves += 1;
         match self {
@@ -652,10 +676,11 @@ impl Player {
                 let stop = AtomicBool::new(false);
                 // Early moves come from the second engine, so that its long searches leave
                 // nothing in the table of the engine that plays the rest of the game.
-                let (engine, movetime, soft) = match (budget, early) {
-                    (Some(b), _) => (main, Some(b.hard), Some(b.soft)),
-                    (None, Some(t)) => (early_engine.as_mut().unwrap_or(main), Some(t), None),
-                    (None, None) => (main, None, None),
+                let (engine, movetime, soft) = match time {
+                    MoveTime::Clock(b) => (main, Some(b.hard), Some(b.soft)),
+                    MoveTime::Early(t) => (early_engine.as_mut().unwrap_or(main), Some(t), None),
+                    MoveTime::Longer(t) => (main, Some(t), None),
+                    MoveTime::Own => (main, None, None),
                 };
                 let timed;
                 let limits = match movetime {
@@ -789,6 +814,9 @@ pub fn run_match(
         // Each clocked player's time left and moves played this game.
         let mut clock_left = opts.clocks.map(|c| c.map_or(Duration::ZERO, |tc| tc.base));
         let mut clock_moves = [0u32; 2];
+        // Each player's moves out of the book this game, and the time its book moves left.
+        let mut out_of_book = [0u32; 2];
+        let mut bank = [Duration::ZERO; 2];
         let outcome = loop {
             if let Some(o) = outcome_of(game.status()) {
                 break o;
@@ -808,13 +836,30 @@ pub fn run_match(
             }
             let side = game.current().side();
             let who = usize::from(side != a_side);
-            let budget = opts.clocks[who].map(|tc| tc.budget(clock_left[who], clock_moves[who]));
-            let early = opts.early[who]
-                .filter(|e| game.plies() < e.before_ply)
-                .map(|e| e.movetime);
+            let after_book = opts.after_book[who];
+            let own_movetime = players[who].movetime();
+            let time = match (opts.clocks[who], after_book) {
+                (Some(tc), Some(ab)) => MoveTime::Clock(ab.budget(
+                    &tc,
+                    clock_left[who],
+                    clock_moves[who],
+                    out_of_book[who],
+                )),
+                (Some(tc), None) => MoveTime::Clock(tc.budget(clock_left[who], clock_moves[who])),
+                (None, _) => match opts.early[who].filter(|e| game.plies() < e.before_ply) {
+                    Some(e) => MoveTime::Early(e.movetime),
+                    None => match (after_book, own_movetime) {
+                        (Some(ab), Some(t)) if ab.applies(out_of_book[who]) => {
+                            MoveTime::Longer(ab.movetime(t, bank[who], out_of_book[who]))
+                        }
+                        _ => MoveTime::Own,
+                    },
+                },
+            };
+            let book_moves_before = [stats.a.book_moves, stats.b.book_moves][who];
             let started = Instant::now();
             let chosen = if side == a_side {
-                players[0].choose(&game, &mut play_rng, &mut stats.a, budget, early)
+                players[0].choose(&game, &mut play_rng, &mut stats.a, time)
             } else if opts.ponder_a {
                 // B searches while A ponders on the same position, each on its own thread.
                 let [pa, pb] = &mut players;
@@ -822,7 +867,7 @@ pub fn run_match(
                 let (stop_ref, game_ref) = (&stop, &game);
                 std::thread::scope(|scope| {
                     let pondering = scope.spawn(move || pa.ponder(game_ref, stop_ref));
-                    let m = pb.choose(&game, &mut play_rng, &mut stats.b, budget, early);
+                    let m = pb.choose(&game, &mut play_rng, &mut stats.b, time);
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     if let Ok(nodes) = pondering.join() {
                         stats.a_ponder_nodes += nodes;
@@ -830,11 +875,23 @@ pub fn run_match(
                     m
                 })
             } else {
-                players[1].choose(&game, &mut play_rng, &mut stats.b, budget, early)
+                players[1].choose(&game, &mut play_rng, &mut stats.b, time)
             };
+            let took = started.elapsed();
+            let from_book = [stats.a.book_moves, stats.b.book_moves][who] > book_moves_before;
+            if let Some(t) = own_movetime {
+                if from_book {
+                    bank[who] += t.saturating_sub(took);
+                } else {
+                    bank[who] = bank[who].saturating_sub(took.saturating_sub(t));
+                }
+            }
+            if !from_book {
+                out_of_book[who] += 1;
+            }
             if let Some(tc) = opts.clocks[who] {
                 clock_moves[who] += 1;
-                match tc.after_move(clock_left[who], started.elapsed(), clock_moves[who]) {
+                match tc.after_move(clock_left[who], took, clock_moves[who]) {
                     Some(left) => clock_left[who] = left,
                     None => {
                         break Outcome {
