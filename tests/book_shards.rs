@@ -340,6 +340,20 @@ fn shards_run_one_after_another_and_bad_ones_are_refused() {
         !ok && err.contains("is a shard of other work") && err.contains("it is shard 1/2, not 2/2"),
         "{err}"
     );
+    // A book given as a shard's --out is never overwritten, not even with --fresh.
+    let before = std::fs::read(&base).expect("base");
+    let (_, err, ok) = run(&[
+        &[
+            "book", "build", "--from", &b, "--out", &b, "--shard", "1/2", "--fresh",
+        ],
+        &small[..],
+    ]
+    .concat());
+    assert!(
+        !ok && err.contains("is an opening book, not a shard file"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&base).expect("base"), before);
     // One shard at other settings: named.
     let (_, err, ok) = run(&[
         &[

@@ -437,6 +437,19 @@ fn shard_base(from: Option<&str>, size: BoardSize) -> Result<Book> {
 
 /// The shard file `out` to go on with, if it exists and not `fresh`.
 fn shard_to_resume(out: &Path, fresh: bool) -> Result<Option<Shard>> {
+    // A book given as a shard's --out by mistake is never overwritten, not even with --fresh.
+    let head = std::fs::File::open(out).ok().and_then(|mut f| {
+        let mut magic = [0u8; 8];
+        std::io::Read::read_exact(&mut f, &mut magic)
+            .ok()
+            .map(|_| magic)
+    });
+    if head == Some(checkersbot::engine::book::MAGIC) {
+        bail!(
+            "{} is an opening book, not a shard file: give the shard an --out of its own (the book it grows from is --from)",
+            out.display()
+        );
+    }
     if fresh || !out.exists() {
         return Ok(None);
     }
