@@ -1139,6 +1139,31 @@ mod tests {
         assert_eq!(sharded.info().penalty, 10);
     }
 
+    /// A build at a larger budget with `deepen`: its first round searches again the records a
+    /// move from an expanded one, which three shards share as they share any round.
+    #[test]
+    fn a_deepen_round_in_shards_equals_one_build() {
+        let mut small = config(Some(3));
+        small.limits = nodes(1_000);
+        let mut base = Book::new(BoardSize::S6, BuildInfo::default());
+        let stop = AtomicBool::new(false);
+        build(&mut base, &small, &stop, &mut |_| Ok(()), &mut |_| {}).expect("builds");
+        let mut deep = config(Some(2));
+        deep.deepen = true;
+        let again = crate::engine::book::build::deepen_list(&base, &deep.limits);
+        assert!(again.len() >= 6, "{}", again.len());
+        let mut single = base.clone();
+        single.info_mut().nodes = 2_000;
+        single.info_mut().penalty = 10;
+        build(&mut single, &deep, &stop, &mut |_| Ok(()), &mut |_| {}).expect("builds");
+        let mut sharded = base.clone();
+        let first = generation(&mut sharded, &deep, 3);
+        assert_eq!(first.searches, again.len() as u64);
+        generation(&mut sharded, &deep, 3);
+        assert_eq!(sharded.entries(), single.entries());
+        assert!(bytes_without_clocks(&sharded) == bytes_without_clocks(&single));
+    }
+
     /// A shard stopped part way is saved not complete, refused by a merge, and goes on where it
     /// stopped; its records are those of a shard run straight through.
     #[test]
