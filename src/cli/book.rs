@@ -1,10 +1,13 @@
-//! `checkersbot book build|info|probe|stats`: the opening book.
+//! `checkersbot book build|lines|merge|info|probe|stats`: the opening book.
 
 use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::engine::book::build::{build, deepen_list, BuildConfig, BuildEnd, Progress};
 use checkersbot::engine::book::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
-use checkersbot::engine::book::{Book, BookSpec, BuildInfo, Entry};
+use checkersbot::engine::book::shard::{
+    build_shard, lines_shard, merge, Shard, ShardError, ShardProgress, ShardSpec,
+};
+use checkersbot::engine::book::{fnv1a, Book, BookSpec, BuildInfo, Entry};
 use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::level::Level;
 use checkersbot::rng::Rng;
@@ -37,6 +40,10 @@ enum BookCommand {
     /// likely replies). Reach where `build` gives breadth; SIGINT or SIGTERM stops it saved, the
     /// same command goes on (games already played are replayed from the book).
     Lines(LinesArgs),
+    /// Merge the shard files of one `book build --shard K/N` round (or of `book lines --shard
+    /// K/N`), all N of them, into the book they were grown from: --out if it exists, else --from.
+    /// The result equals the same work done by one process (see docs/book-shards.md).
+    Merge(MergeArgs),
     /// Positions, depth and nodes a position, plies covered per ballot, build time and compute.
     Info(InfoArgs),
     /// The book's moves and their values for a board.
@@ -103,6 +110,16 @@ struct BuildArgs {
     /// up; then grow as usual (--max-positions 1 stops after the pass).
     #[arg(long)]
     deepen: bool,
+    /// Stop after this many rounds (a round expands --batch leaves; the first round of a build
+    /// that lacks a root or deepens searches those): as many rounds as --shard generations.
+    #[arg(long)]
+    rounds: Option<u64>,
+    /// Search only shard K of N of the book's next round into --out, a shard file, for `book
+    /// merge` (the book grown from is --from, else an empty one): positions K, K+N, K+2N... of
+    /// the round's list. Resumable like a build; --max-positions, --rounds and --movetime do not
+    /// apply.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     /// Transposition table of each search, MiB.
     #[arg(long, default_value_t = 64, value_parser = hash_arg)]
     hash: usize,
@@ -151,12 +168,34 @@ struct LinesArgs {
     /// Start over (from --from, or empty) even if --out exists.
     #[arg(long)]
     fresh: bool,
+    /// Play only shard K of N of the games into --out, a shard file, for `book merge` (the book
+    /// grown from is --from, else an empty one): the games of ballots K, K+N, K+2N... of --deck.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
     /// Transposition table of each search, MiB.
     #[arg(long, default_value_t = 64, value_parser = hash_arg)]
     hash: usize,
     /// Evaluation (as for `search --eval`).
     #[arg(long, default_value = checkersbot::engine::eval::DEFAULT_EVAL)]
     eval: String,
+}
+
+#[derive(Args, Debug)]
+struct MergeArgs {
+    /// The book to write (atomically); if it exists, it is the book the shards were grown from
+    /// and is extended.
+    #[arg(long)]
+    out: PathBuf,
+    /// The book the shards were grown from, when --out does not exist yet (or with --fresh):
+    /// `builtin` or a file (none: an empty book).
+    #[arg(long)]
+    from: Option<String>,
+    /// Start from --from (or an empty book) even if --out exists.
+    #[arg(long)]
+    fresh: bool,
+    /// The shard files, all N of one job, in any order.
+    #[arg(required = true, value_name = "SHARD")]
+    shards: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -204,6 +243,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
     match &args.command {
         BookCommand::Build(a) => run_build(a),
         BookCommand::Lines(a) => run_lines(a),
+        BookCommand::Merge(a) => run_merge(a),
         BookCommand::Info(a) => run_info(a),
         BookCommand::Probe(a) => run_probe(a),
         BookCommand::Stats(a) => run_stats(a),
@@ -268,6 +308,13 @@ fn run_build(a: &BuildArgs) -> Result<()> {
     };
     let mut roots = vec![(AnyPosition::initial(size, Side::Bot), 0)];
     roots.extend(ballots.iter().map(|b| (b.position, a.ballot_cost)));
+    if a.rounds == Some(0) {
+        bail!("--rounds 0: give 1 or more");
+    }
+    if let Some(text) = &a.shard {
+        let spec: ShardSpec = text.parse().map_err(|e| anyhow!("--shard {e}"))?;
+        return run_build_shard(a, spec, size, nodes, roots, deck.as_ref(), threads);
+    }
     let mut book = open_to_grow(&a.out, a.from.as_deref(), a.fresh, size)?;
     let info = book.info_mut();
     let (old_nodes, old_ms, old_pen) = (info.nodes, info.movetime_ms, info.penalty);
@@ -294,6 +341,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         threads,
         batch: a.batch,
         max_positions: a.max_positions,
+        rounds: a.rounds,
         time: a.time.map(Duration::from_secs),
         max_ply: a.max_ply,
         save_every: Duration::from_secs(a.save_every),
@@ -342,9 +390,227 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         BuildEnd::Time => "time limit",
         BuildEnd::Stopped => "stopped",
         BuildEnd::Exhausted => "no leaf left",
+        BuildEnd::Rounds => "rounds done",
     };
     eprintln!(
         "book: done ({why}): {} positions, depth {}, {}; written to {}",
+        book.len(),
+        book.max_depth(),
+        record(&book),
+        a.out.display()
+    );
+    Ok(())
+}
+
+/// What an `--eval` choice is, for a shard's settings: `hand`, or the weights' fingerprint (the
+/// built-in ones of this program or a file's), so that shards searched with other weights, or by
+/// programs with other built-in weights, are not merged together.
+fn eval_word(spec: &str) -> String {
+    match spec {
+        "hand" => "hand".into(),
+        "learned" => {
+            let parts: Vec<&[u8]> = checkersbot::engine::eval::BUILT_IN
+                .iter()
+                .map(|(_, b)| *b)
+                .collect();
+            format!("learned:{:016x}", fnv1a(&parts))
+        }
+        path => match std::fs::read(path) {
+            Ok(bytes) => format!("file:{:016x}", fnv1a(&[&bytes])),
+            Err(_) => path.replace(char::is_whitespace, "_"),
+        },
+    }
+}
+
+/// The book a shard is grown from: `--from`, else an empty book of `size`.
+fn shard_base(from: Option<&str>, size: BoardSize) -> Result<Book> {
+    match from {
+        Some(spec) => {
+            let book = load(spec)?;
+            book.check_size(size)
+                .map_err(|e| anyhow!("--from {spec}: {e}"))?;
+            Ok(book)
+        }
+        None => Ok(Book::new(size, BuildInfo::default())),
+    }
+}
+
+/// The shard file `out` to go on with, if it exists and not `fresh`.
+fn shard_to_resume(out: &Path, fresh: bool) -> Result<Option<Shard>> {
+    // A book given as a shard's --out by mistake is never overwritten, not even with --fresh.
+    let head = std::fs::File::open(out).ok().and_then(|mut f| {
+        let mut magic = [0u8; 8];
+        std::io::Read::read_exact(&mut f, &mut magic)
+            .ok()
+            .map(|_| magic)
+    });
+    if head == Some(checkersbot::engine::book::MAGIC) {
+        bail!(
+            "{} is an opening book, not a shard file: give the shard an --out of its own (the book it grows from is --from)",
+            out.display()
+        );
+    }
+    if fresh || !out.exists() {
+        return Ok(None);
+    }
+    let shard = Shard::load(out).map_err(|e| {
+        anyhow!(
+            "cannot go on with {}: {e} (use --fresh to start the shard over)",
+            out.display()
+        )
+    })?;
+    eprintln!(
+        "book: going on with {} (shard {}, {} records, {})",
+        out.display(),
+        shard.spec,
+        shard.records.len(),
+        if shard.complete {
+            "complete"
+        } else {
+            "not complete"
+        }
+    );
+    Ok(Some(shard))
+}
+
+/// The error of a shard command, with what to do about an existing shard of other work.
+fn shard_error(out: &Path, e: ShardError) -> anyhow::Error {
+    match e {
+        ShardError::OtherWork(why) => anyhow!(
+            "{} is a shard of other work than this command's ({why}): give another --out, or --fresh to start it over",
+            out.display()
+        ),
+        e => anyhow!("{e}"),
+    }
+}
+
+/// A shard's progress line, at most every 5 s and at its end.
+fn shard_reporter(spec: ShardSpec, what: &'static str) -> impl FnMut(&ShardProgress) + Send {
+    let mut last: Option<Instant> = None;
+    move |p: &ShardProgress| {
+        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(5)) && p.done < p.total {
+            return;
+        }
+        last = Some(Instant::now());
+        eprintln!(
+            "book: shard {spec}: {} of {} {what}, {}",
+            p.done,
+            p.total,
+            hms(p.elapsed)
+        );
+    }
+}
+
+/// `book build --shard K/N`.
+fn run_build_shard(
+    a: &BuildArgs,
+    spec: ShardSpec,
+    size: BoardSize,
+    nodes: Option<u64>,
+    roots: Vec<(AnyPosition, u64)>,
+    deck: Option<&DeckSpec>,
+    threads: usize,
+) -> Result<()> {
+    if a.movetime.is_some() {
+        bail!("--shard needs --nodes, not --movetime: a search by time depends on the machine, and the shards must give what one process gives");
+    }
+    if a.max_positions.is_some() || a.rounds.is_some() {
+        bail!("--shard searches one round: --max-positions and --rounds do not apply (the loop that runs the generations decides when to stop)");
+    }
+    let nodes = nodes.unwrap_or(DEFAULT_BUILD_NODES);
+    let mut base = shard_base(a.from.as_deref(), size)?;
+    let resume = shard_to_resume(&a.out, a.fresh)?;
+    let cfg = BuildConfig {
+        engine: EngineConfig {
+            hash_mb: a.hash,
+            learned: load_eval(&a.eval)?,
+            ..EngineConfig::default()
+        },
+        limits: Limits {
+            nodes: Some(nodes),
+            movetime: None,
+            depth: None,
+        },
+        penalty: a.penalty,
+        threads,
+        batch: a.batch,
+        max_positions: None,
+        rounds: None,
+        time: None,
+        max_ply: a.max_ply,
+        save_every: Duration::from_secs(a.save_every),
+        roots,
+        deepen: a.deepen,
+    };
+    let deck_word = deck.map_or_else(|| "none".to_string(), |d| d.to_string());
+    let settings = format!(
+        "kind=build size={} nodes={nodes} penalty={} batch={} max_ply={} deck={deck_word} ballot_cost={} deepen={} hash={} eval={} program=checkersbot-{}",
+        size.n(),
+        a.penalty,
+        a.batch.max(1),
+        a.max_ply,
+        a.ballot_cost,
+        u8::from(a.deepen),
+        a.hash,
+        eval_word(&a.eval),
+        env!("CARGO_PKG_VERSION")
+    );
+    eprintln!(
+        "book: shard {spec} of the next round of {} ({} positions) into {}, {nodes} nodes a search, {threads} thread(s); SIGINT/SIGTERM stops it saved",
+        a.from.as_deref().unwrap_or("an empty book"),
+        base.len(),
+        a.out.display()
+    );
+    let stop = super::common::stop_on_signals("stopping after saving");
+    let out = a.out.clone();
+    let mut report = shard_reporter(spec, "searches");
+    let shard = build_shard(
+        &mut base,
+        &cfg,
+        spec,
+        &settings,
+        resume,
+        stop,
+        a.time.map(Duration::from_secs),
+        &mut |s| s.save(&out),
+        &mut report,
+    )
+    .map_err(|e| shard_error(&a.out, e))?;
+    eprintln!(
+        "book: shard {spec} {}: {} of the round's {} searches, {} in this shard; written to {}",
+        if shard.complete {
+            "complete"
+        } else {
+            "stopped (the same command goes on)"
+        },
+        shard.records.len(),
+        shard.total,
+        hms(Duration::from_secs(shard.seconds)),
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn run_merge(a: &MergeArgs) -> Result<()> {
+    let mut shards = Vec::with_capacity(a.shards.len());
+    for path in &a.shards {
+        let shard = Shard::load(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        shards.push((path.display().to_string(), shard));
+    }
+    let size = shards
+        .first()
+        .map(|(_, s)| s.size)
+        .ok_or_else(|| anyhow!("no shard to merge"))?;
+    let mut book = open_to_grow(&a.out, a.from.as_deref(), a.fresh, size)?;
+    let merged = merge(&mut book, &shards).map_err(|e| anyhow!("book merge: {e}"))?;
+    book.save(&a.out).map_err(|e| anyhow!("book merge: {e}"))?;
+    eprintln!(
+        "book: merged {} shards of `{}` ({} records, {} searches): +{} positions, {} positions, depth {}, {}; written to {}",
+        merged.shards,
+        merged.kind.command(),
+        merged.records,
+        merged.searches,
+        merged.added,
         book.len(),
         book.max_depth(),
         record(&book),
@@ -466,7 +732,17 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
     if a.opponent_nodes.is_empty() || a.opponent_nodes.contains(&0) {
         bail!("--opponent-nodes: give one or more budgets above 0");
     }
-    let mut book = open_to_grow(&a.out, a.from.as_deref(), a.fresh, BoardSize::S8)?;
+    let shard = match &a.shard {
+        Some(text) => Some(
+            text.parse::<ShardSpec>()
+                .map_err(|e| anyhow!("--shard {e}"))?,
+        ),
+        None => None,
+    };
+    let mut book = match shard {
+        Some(_) => shard_base(a.from.as_deref(), BoardSize::S8)?,
+        None => open_to_grow(&a.out, a.from.as_deref(), a.fresh, BoardSize::S8)?,
+    };
     let openings: Vec<Opening> = ballots
         .iter()
         .map(|b| Opening {
@@ -494,6 +770,9 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         time: a.time.map(Duration::from_secs),
         save_every: Duration::from_secs(a.save_every),
     };
+    if let Some(spec) = shard {
+        return run_lines_shard(a, spec, &book, &openings, &cfg);
+    }
     let games = openings.len() * 2 * cfg.opponents.len();
     eprintln!(
         "book: lines into {} from {} ballots of {spec}, {games} games to ply {}, {} nodes a new position, opponent {:?} nodes, {threads} thread(s); SIGINT/SIGTERM stops it saved",
@@ -546,6 +825,69 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         "book: done ({why}): {} positions, {}; written to {}",
         book.len(),
         record(&book),
+        a.out.display()
+    );
+    Ok(())
+}
+
+/// `book lines --shard K/N`.
+fn run_lines_shard(
+    a: &LinesArgs,
+    spec: ShardSpec,
+    base: &Book,
+    openings: &[Opening],
+    cfg: &LinesConfig,
+) -> Result<()> {
+    let resume = shard_to_resume(&a.out, a.fresh)?;
+    let opponents: Vec<String> = a.opponent_nodes.iter().map(|n| n.to_string()).collect();
+    let settings = format!(
+        "kind=lines size=8 deck={} nodes={} opponent_nodes={} max_ply={} pv_plies={} hash={} eval={} program=checkersbot-{}",
+        a.deck,
+        a.nodes,
+        opponents.join(","),
+        a.max_ply,
+        a.pv_plies,
+        a.hash,
+        eval_word(&a.eval),
+        env!("CARGO_PKG_VERSION")
+    );
+    let mine = (0..openings.len()).filter(|&i| spec.owns(i)).count();
+    eprintln!(
+        "book: shard {spec} of the lines of {} ({} ballots of {}, {} games) from {} ({} positions) into {}, {} thread(s); SIGINT/SIGTERM stops it saved",
+        a.deck,
+        mine,
+        openings.len(),
+        mine * 2 * cfg.opponents.len(),
+        a.from.as_deref().unwrap_or("an empty book"),
+        base.len(),
+        a.out.display(),
+        cfg.threads
+    );
+    let stop = super::common::stop_on_signals("stopping after saving");
+    let out = a.out.clone();
+    let mut report = shard_reporter(spec, "games");
+    let shard = lines_shard(
+        base,
+        openings,
+        cfg,
+        spec,
+        &settings,
+        resume,
+        stop,
+        &mut |s| s.save(&out),
+        &mut report,
+    )
+    .map_err(|e| shard_error(&a.out, e))?;
+    eprintln!(
+        "book: shard {spec} {}: {} records added or changed, {} searches, {}; written to {}",
+        if shard.complete {
+            "complete"
+        } else {
+            "stopped (the same command goes on)"
+        },
+        shard.records.len(),
+        shard.searches,
+        hms(Duration::from_secs(shard.seconds)),
         a.out.display()
     );
     Ok(())

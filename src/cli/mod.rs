@@ -65,7 +65,7 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Endgame databases: build, probe, info.
     Egdb(egdb::EgdbArgs),
-    /// Opening book: build, lines, info, probe, stats.
+    /// Opening book: build, lines, merge, info, probe, stats.
     Book(book::BookArgs),
     /// Fixed benchmarks with their speed (`bench perft`, `bench search`, `bench depth`).
     Bench(bench::BenchArgs),

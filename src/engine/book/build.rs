@@ -70,6 +70,10 @@ pub struct BuildConfig {
     pub batch: usize,
     /// Stop once the book has this many positions (checked between rounds).
     pub max_positions: Option<usize>,
+    /// Stop after this many rounds (checked between rounds; a round a stopped build began counts
+    /// as one, the first round of roots and records to deepen too): a build of `R` rounds equals
+    /// `R` rounds each searched in shards and merged ([`super::shard`]).
+    pub rounds: Option<u64>,
     /// Stop after this long (checked between searches).
     pub time: Option<Duration>,
     /// Leaves deeper than this many plies from their root are not expanded.
@@ -134,6 +138,8 @@ pub enum BuildEnd {
     Stopped,
     /// No leaf left to expand (all beyond the ply limit or lost).
     Exhausted,
+    /// The build ran its [`BuildConfig::rounds`].
+    Rounds,
 }
 
 /// CPU time of this process so far (user and system, every thread); `None` where the system does
@@ -495,6 +501,203 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
     out
 }
 
+/// One round of a build: the positions it searches, in order, and the leaves it expands once they
+/// are all in the book (none for the first round of a build that lacks a root or deepens).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Round {
+    /// The leaves this round expands (record numbers), cheapest first; marked
+    /// [`Entry::pending`] while it is under way.
+    pub leaves: Vec<usize>,
+    /// The canonical positions it searches, in the order their records are added.
+    pub todo: Vec<AnyPosition>,
+}
+
+/// The roots of a build, canonical (the start position of the book's size when `cfg` has none).
+fn canonical_roots(book: &Book, cfg: &BuildConfig) -> Vec<(AnyPosition, u64)> {
+    let roots: Vec<(AnyPosition, u64)> = if cfg.roots.is_empty() {
+        vec![(AnyPosition::initial(book.size(), Side::Player), 0)]
+    } else {
+        cfg.roots.clone()
+    };
+    roots
+        .into_iter()
+        .map(|(p, c)| (canonical(&p).0, c))
+        .collect()
+}
+
+/// The build's tree of `book`: every expanded record linked to its children.
+fn tree_of(book: &mut Book) -> Tree<'_> {
+    let mut tree = Tree {
+        children: vec![Vec::new(); book.len()],
+        book,
+    };
+    for i in 0..tree.book.len() {
+        if tree.book.entry(i).expanded {
+            tree.link(i);
+        }
+    }
+    tree
+}
+
+/// The first round of a build: the roots the book lacks and, with [`BuildConfig::deepen`], the
+/// records to search again ([`deepen_list`]), in that order, each once.
+fn first_round(tree: &Tree<'_>, roots: &[(AnyPosition, u64)], cfg: &BuildConfig) -> Round {
+    let mut todo = Vec::new();
+    let mut seen = HashSet::new();
+    for (p, _) in roots {
+        if tree.book.find_canonical(p).is_none() && seen.insert(*p) {
+            todo.push(*p);
+        }
+    }
+    if cfg.deepen {
+        // Deterministic and resumable as the rounds are: the list is in the book's order, and a
+        // record searched again is no longer below the budget, so a resumed pass skips it.
+        let again: Vec<AnyPosition> = deepen_list(tree.book, &cfg.limits)
+            .into_iter()
+            .map(|j| tree.book.entry(j).position)
+            .collect();
+        todo.extend(again.into_iter().filter(|p| seen.insert(*p)));
+    }
+    Round {
+        leaves: Vec::new(),
+        todo,
+    }
+}
+
+/// The next expansion round: the [`BuildConfig::batch`] cheapest leaves (those of a round a
+/// stopped build began, when the book has some marked), and the positions their moves lead to
+/// that the book lacks or holds searched with a smaller budget. No leaves: nothing left to expand.
+fn expansion_round(tree: &Tree<'_>, roots: &[(AnyPosition, u64)], cfg: &BuildConfig) -> Round {
+    let val = tree.values();
+    let root_ids = root_ids(tree, roots);
+    let pending: Vec<usize> = (0..tree.book.len())
+        .filter(|&i| tree.book.entry(i).pending)
+        .collect();
+    let mut leaves = tree.leaves(&root_ids, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
+    if !pending.is_empty() {
+        // A round a stopped build began: the same leaves (its new records are not linked
+        // yet), unless the settings changed, when the marked ones are taken as they are.
+        let mut sorted = leaves.clone();
+        sorted.sort_unstable();
+        if sorted != pending {
+            leaves = pending;
+        }
+    }
+    let mut todo: Vec<AnyPosition> = Vec::new();
+    let mut seen = HashSet::new();
+    for &leaf in &leaves {
+        for (_, next) in tree.book.entry(leaf).position.successors() {
+            let c = canonical(&next).0;
+            let search = match tree.book.find_canonical(&c) {
+                None => true,
+                Some(j) => weaker(tree.book.entry(j), &cfg.limits),
+            };
+            if search && seen.insert(c) {
+                todo.push(c);
+            }
+        }
+    }
+    Round { leaves, todo }
+}
+
+/// The round a build of `book` with `cfg` would run next: its first round if that has anything
+/// to search, else the next expansion round (`None`: no leaf left to expand). The book is not
+/// changed. A shard of a build ([`super::shard`]) searches a share of this round's positions.
+pub fn next_round(book: &mut Book, cfg: &BuildConfig) -> Option<Round> {
+    let roots = canonical_roots(book, cfg);
+    let tree = tree_of(book);
+    let first = first_round(&tree, &roots, cfg);
+    if !first.todo.is_empty() {
+        return Some(first);
+    }
+    let round = expansion_round(&tree, &roots, cfg);
+    (!round.leaves.is_empty()).then_some(round)
+}
+
+/// Adds a search's record as a build does: a new position is appended, a leaf searched with a
+/// smaller budget is replaced (keeping its pending mark), any other record stays.
+fn add_found(book: &mut Book, mut e: Entry, limits: &Limits) {
+    match book.find_canonical(&e.position) {
+        None => {
+            let _ = book.insert(e);
+        }
+        Some(i) if weaker(book.entry(i), limits) => {
+            e.pending = book.entry(i).pending;
+            book.replace(i, e);
+        }
+        Some(_) => {}
+    }
+}
+
+/// Ends a round whose positions are all searched: its leaves are expanded and linked.
+fn finish_round(tree: &mut Tree<'_>, leaves: &[usize]) {
+    for &leaf in leaves {
+        let e = tree.book.entry_mut(leaf);
+        e.expanded = true;
+        e.pending = false;
+        tree.link(leaf);
+    }
+}
+
+/// Applies a whole round to `book` as [`build`] does once its last search is in: `found` holds
+/// one record per position of `round.todo`, in that order; the leaves are expanded and every
+/// expanded record's moves take the new minimax values. [`super::shard`] merges shards with it,
+/// so that a round searched in shards gives the book one process gives.
+pub fn apply_round(
+    book: &mut Book,
+    round: &Round,
+    found: Vec<Entry>,
+    limits: &Limits,
+) -> Result<(), BookError> {
+    if found.len() != round.todo.len()
+        || found.iter().zip(&round.todo).any(|(e, p)| e.position != *p)
+        || round.leaves.iter().any(|&i| i >= book.len())
+    {
+        return Err(BookError::TooLarge(
+            "the round's records are not its positions".into(),
+        ));
+    }
+    for &leaf in &round.leaves {
+        book.entry_mut(leaf).pending = true;
+    }
+    for e in found {
+        add_found(book, e, limits);
+    }
+    let mut tree = tree_of(book);
+    finish_round(&mut tree, &round.leaves);
+    let val = tree.values();
+    tree.refresh_moves(&val);
+    Ok(())
+}
+
+/// Searches the positions `todo` (canonical) as a build does, `threads` side by side, in groups;
+/// `on_group` receives each group's records in order (cut before the first search that `stop`
+/// interrupted) and says whether to go on.
+pub fn search_positions(
+    cfg: &BuildConfig,
+    todo: &[AnyPosition],
+    stop: &AtomicBool,
+    on_group: &mut dyn FnMut(Vec<Entry>) -> bool,
+) {
+    let mut engine_cfg = cfg.engine.clone();
+    engine_cfg.threads = 1;
+    engine_cfg.seed = None;
+    let threads = cfg.threads.max(1);
+    let mut engines: Vec<Engine> = (0..threads)
+        .map(|_| Engine::new(engine_cfg.clone()))
+        .collect();
+    for group in todo.chunks(threads) {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let found = search_all(&mut engines, group, &cfg.limits, stop);
+        let complete = found.len() == group.len();
+        if !on_group(found) || !complete {
+            return;
+        }
+    }
+}
+
 /// Builds or extends `book` (of the size it is for) until a limit in `cfg`, `stop`, or no leaf is
 /// left; `save` is called at least every [`BuildConfig::save_every`] and at the end with the
 /// book's moves up to date, `on_progress` after every group of searches.
@@ -513,49 +716,18 @@ pub fn build(
     let mut engines: Vec<Engine> = (0..threads)
         .map(|_| Engine::new(engine_cfg.clone()))
         .collect();
-    let roots: Vec<(AnyPosition, u64)> = if cfg.roots.is_empty() {
-        vec![(AnyPosition::initial(book.size(), Side::Player), 0)]
-    } else {
-        cfg.roots.clone()
-    };
-    let roots: Vec<(AnyPosition, u64)> = roots
-        .into_iter()
-        .map(|(p, c)| (canonical(&p).0, c))
-        .collect();
-    let mut tree = Tree {
-        book,
-        children: Vec::new(),
-    };
-    tree.children = vec![Vec::new(); tree.book.len()];
-    for i in 0..tree.book.len() {
-        if tree.book.entry(i).expanded {
-            tree.link(i);
-        }
-    }
+    let roots = canonical_roots(book, cfg);
+    let mut tree = tree_of(book);
     let timed_out = |run: &Run| cfg.time.is_some_and(|t| run.start.elapsed() >= t);
-    // The roots the book does not hold yet are searched first (round 0).
-    let mut missing = Vec::new();
-    let mut seen = HashSet::new();
-    for (p, _) in &roots {
-        if tree.book.find_canonical(p).is_none() && seen.insert(*p) {
-            missing.push(*p);
-        }
-    }
+    // The roots the book does not hold yet (and the records to deepen) are searched first.
+    let first = first_round(&tree, &roots, cfg);
+    let mut rounds = 0;
     let mut end = None;
-    if cfg.deepen {
-        // Deterministic and resumable as the rounds are: the list is in the book's order, and a
-        // record searched again is no longer below the budget, so a resumed pass skips it.
-        let todo: Vec<AnyPosition> = deepen_list(tree.book, &cfg.limits)
-            .into_iter()
-            .map(|j| tree.book.entry(j).position)
-            .collect();
-        missing.extend(todo.into_iter().filter(|p| seen.insert(*p)));
-    }
-    if !missing.is_empty() {
+    if !first.todo.is_empty() {
         end = search_round(
             &mut tree,
             &mut engines,
-            &missing,
+            &first.todo,
             cfg,
             stop,
             &mut run,
@@ -564,16 +736,13 @@ pub fn build(
             on_progress,
             &timed_out,
         )?;
+        rounds += 1;
     }
     let end = match end {
         Some(end) => end,
         None => loop {
-            let val = tree.values();
-            let root_ids = root_ids(&tree, &roots);
-            let pending: Vec<usize> = (0..tree.book.len())
-                .filter(|&i| tree.book.entry(i).pending)
-                .collect();
-            if pending.is_empty() {
+            let under_way = tree.book.entries().iter().any(|e| e.pending);
+            if !under_way {
                 if stop.load(Ordering::Relaxed) {
                     break BuildEnd::Stopped;
                 }
@@ -583,42 +752,21 @@ pub fn build(
                 if cfg.max_positions.is_some_and(|m| tree.book.len() >= m) {
                     break BuildEnd::Positions;
                 }
-            }
-            let mut leaves =
-                tree.leaves(&root_ids, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
-            if !pending.is_empty() {
-                // A round a stopped build began: the same leaves (its new records are not linked
-                // yet), unless the settings changed, when the marked ones are taken as they are.
-                let mut sorted = leaves.clone();
-                sorted.sort_unstable();
-                if sorted != pending {
-                    leaves = pending;
+                if cfg.rounds.is_some_and(|r| rounds >= r) {
+                    break BuildEnd::Rounds;
                 }
             }
-            if leaves.is_empty() {
+            let round = expansion_round(&tree, &roots, cfg);
+            if round.leaves.is_empty() {
                 break BuildEnd::Exhausted;
             }
-            for &leaf in &leaves {
+            for &leaf in &round.leaves {
                 tree.book.entry_mut(leaf).pending = true;
-            }
-            let mut todo: Vec<AnyPosition> = Vec::new();
-            let mut seen = HashSet::new();
-            for &leaf in &leaves {
-                for (_, next) in tree.book.entry(leaf).position.successors() {
-                    let c = canonical(&next).0;
-                    let search = match tree.book.find_canonical(&c) {
-                        None => true,
-                        Some(j) => weaker(tree.book.entry(j), &cfg.limits),
-                    };
-                    if search && seen.insert(c) {
-                        todo.push(c);
-                    }
-                }
             }
             if let Some(end) = search_round(
                 &mut tree,
                 &mut engines,
-                &todo,
+                &round.todo,
                 cfg,
                 stop,
                 &mut run,
@@ -629,12 +777,8 @@ pub fn build(
             )? {
                 break end;
             }
-            for &leaf in &leaves {
-                let e = tree.book.entry_mut(leaf);
-                e.expanded = true;
-                e.pending = false;
-                tree.link(leaf);
-            }
+            finish_round(&mut tree, &round.leaves);
+            rounds += 1;
             report(&tree, &roots, &run, 0, 0, on_progress);
             maybe_save(&mut tree, &mut run, cfg, threads, save, false)?;
         },
@@ -676,19 +820,10 @@ fn search_round(
         }
         let found = search_all(engines, group, &cfg.limits, stop);
         let complete = found.len() == group.len();
-        for mut e in found {
+        for e in found {
             run.searches += 1;
             run.depth_sum += u64::from(e.depth);
-            match tree.book.find_canonical(&e.position) {
-                None => {
-                    let _ = tree.book.insert(e);
-                }
-                Some(i) if weaker(tree.book.entry(i), &cfg.limits) => {
-                    e.pending = tree.book.entry(i).pending;
-                    tree.book.replace(i, e);
-                }
-                Some(_) => {}
-            }
+            add_found(tree.book, e, &cfg.limits);
         }
         if !complete {
             return Ok(Some(BuildEnd::Stopped));
@@ -793,6 +928,7 @@ mod tests {
             threads,
             batch: 2,
             max_positions: Some(max),
+            rounds: None,
             time: None,
             max_ply: 40,
             save_every: Duration::from_secs(3600),

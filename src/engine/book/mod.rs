@@ -46,6 +46,7 @@
 
 pub mod build;
 pub mod lines;
+pub mod shard;
 
 use crate::rng::Rng;
 use crate::rules::any_size::{AnyPosition, MoveInfo};
@@ -602,6 +603,18 @@ impl Book {
         depth
     }
 
+    /// A fingerprint of the book's records (64-bit FNV-1a of its size and of its body as the
+    /// file holds it): two books with the same records in the same order have the same one,
+    /// whatever their build records. A shard names the book it was grown from by it
+    /// ([`shard`]).
+    pub fn fingerprint(&self) -> Result<u64, BookError> {
+        let mut body = Vec::with_capacity(self.entries.len() * (self.size.squares() / 2 + 30));
+        for e in &self.entries {
+            encode_entry(e, self.size, VERSION, &mut body)?;
+        }
+        Ok(fnv1a(&[&[self.size.n() as u8], &body]))
+    }
+
     /// The book as file bytes (format [`VERSION`]).
     pub fn to_bytes(&self) -> Result<Vec<u8>, BookError> {
         self.encode(VERSION)
@@ -613,44 +626,9 @@ impl Book {
         if !READS.contains(&version) {
             return Err(BookError::Version { found: version });
         }
-        let n = self.size.n();
-        let set_len = self.size.squares().div_ceil(8);
-        let mut body = Vec::with_capacity(self.entries.len() * (3 * set_len + 30));
+        let mut body = Vec::with_capacity(self.entries.len() * (self.size.squares() / 2 + 30));
         for e in &self.entries {
-            let grid = e.position.grid();
-            let mut sets = vec![0u8; 3 * set_len];
-            for num in 1..=self.size.squares() {
-                let Some(c) = Coord::from_standard_number(num, n) else {
-                    continue;
-                };
-                if let Some(p) = grid.get(c) {
-                    let bit = num - 1;
-                    let which = if p.side == Side::Player { 0 } else { 1 };
-                    sets[which * set_len + bit / 8] |= 1 << (bit % 8);
-                    if p.king {
-                        sets[2 * set_len + bit / 8] |= 1 << (bit % 8);
-                    }
-                }
-            }
-            body.extend_from_slice(&sets);
-            body.extend_from_slice(&e.value.to_le_bytes());
-            body.push(e.depth);
-            body.push(u8::from(e.expanded) | (u8::from(e.pending) << 1) | (u8::from(e.pv) << 2));
-            if version >= 2 {
-                body.extend_from_slice(&e.nodes.to_le_bytes());
-            }
-            let count = u8::try_from(e.moves.len())
-                .map_err(|_| BookError::TooLarge(format!("{} moves", e.moves.len())))?;
-            body.push(count);
-            for m in &e.moves {
-                let len = u8::try_from(m.mv.path.len())
-                    .map_err(|_| BookError::TooLarge("a path too long".into()))?;
-                body.push(len);
-                for c in &m.mv.path {
-                    body.push(c.standard_number(n) as u8);
-                }
-                body.extend_from_slice(&m.value.to_le_bytes());
-            }
+            encode_entry(e, self.size, version, &mut body)?;
         }
         let count = u32::try_from(self.entries.len())
             .map_err(|_| BookError::TooLarge(format!("{} positions", self.entries.len())))?;
@@ -662,7 +640,7 @@ impl Book {
         let mut head = Vec::with_capacity(header_len);
         head.extend_from_slice(&MAGIC);
         head.extend_from_slice(&version.to_le_bytes());
-        head.push(n as u8);
+        head.push(self.size.n() as u8);
         head.push(0);
         head.extend_from_slice(&self.info.nodes.to_le_bytes());
         head.extend_from_slice(&self.info.movetime_ms.to_le_bytes());
@@ -792,7 +770,55 @@ impl Book {
     }
 }
 
-fn read_entry(
+/// Appends one record as the body of a book file of `version` holds it (see the module
+/// documentation).
+pub(crate) fn encode_entry(
+    e: &Entry,
+    size: BoardSize,
+    version: u16,
+    body: &mut Vec<u8>,
+) -> Result<(), BookError> {
+    let n = size.n();
+    let set_len = size.squares().div_ceil(8);
+    let grid = e.position.grid();
+    let mut sets = vec![0u8; 3 * set_len];
+    for num in 1..=size.squares() {
+        let Some(c) = Coord::from_standard_number(num, n) else {
+            continue;
+        };
+        if let Some(p) = grid.get(c) {
+            let bit = num - 1;
+            let which = if p.side == Side::Player { 0 } else { 1 };
+            sets[which * set_len + bit / 8] |= 1 << (bit % 8);
+            if p.king {
+                sets[2 * set_len + bit / 8] |= 1 << (bit % 8);
+            }
+        }
+    }
+    body.extend_from_slice(&sets);
+    body.extend_from_slice(&e.value.to_le_bytes());
+    body.push(e.depth);
+    body.push(u8::from(e.expanded) | (u8::from(e.pending) << 1) | (u8::from(e.pv) << 2));
+    if version >= 2 {
+        body.extend_from_slice(&e.nodes.to_le_bytes());
+    }
+    let count = u8::try_from(e.moves.len())
+        .map_err(|_| BookError::TooLarge(format!("{} moves", e.moves.len())))?;
+    body.push(count);
+    for m in &e.moves {
+        let len = u8::try_from(m.mv.path.len())
+            .map_err(|_| BookError::TooLarge("a path too long".into()))?;
+        body.push(len);
+        for c in &m.mv.path {
+            body.push(c.standard_number(n) as u8);
+        }
+        body.extend_from_slice(&m.value.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// Reads one record of a book file of `version` (record number `index`, for the errors).
+pub(crate) fn read_entry(
     r: &mut Reader<'_>,
     size: BoardSize,
     index: usize,
@@ -871,14 +897,15 @@ fn read_entry(
     })
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    what: &'static str,
+/// Reads the fields of a file in turn, refusing to read past its end.
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
+    pub(crate) what: &'static str,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, k: usize) -> Result<&'a [u8], BookError> {
+    pub(crate) fn take(&mut self, k: usize) -> Result<&'a [u8], BookError> {
         let end = self.at.saturating_add(k);
         if end > self.bytes.len() {
             return Err(BookError::Truncated {
@@ -892,22 +919,22 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
-    fn u8(&mut self) -> Result<u8, BookError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, BookError> {
         Ok(self.take(1)?[0])
     }
 
-    fn i16(&mut self) -> Result<i16, BookError> {
+    pub(crate) fn i16(&mut self) -> Result<i16, BookError> {
         let b = self.take(2)?;
         Ok(i16::from_le_bytes([b[0], b[1]]))
     }
 
-    fn u32(&mut self) -> Result<u32, BookError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, BookError> {
         let mut a = [0u8; 4];
         a.copy_from_slice(self.take(4)?);
         Ok(u32::from_le_bytes(a))
     }
 
-    fn u64(&mut self) -> Result<u64, BookError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, BookError> {
         let mut a = [0u8; 8];
         a.copy_from_slice(self.take(8)?);
         Ok(u64::from_le_bytes(a))
