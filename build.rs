@@ -1,5 +1,5 @@
-//! Finds the outside programs some integration tests drive: Python 3, pydraughts, mypy, and
-//! Chromium with chromedriver. A test whose program is missing is marked ignored, with what to
+//! Finds the outside programs some integration tests drive: Python 3, pydraughts, mypy,
+//! Chromium with chromedriver, and GNU parallel. A test whose program is missing is marked ignored, with what to
 //! install (`#[cfg_attr(not(has_pydraughts), ignore = "...")]`), so that `cargo test` lists it
 //! as ignored by name instead of counting it as passed. Under CI (`CI` set) nothing is marked:
 //! a missing program fails its test, and `.ci/run` installs them all.
@@ -12,7 +12,7 @@
 use std::process::Command;
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(has_python3, has_pydraughts, has_mypy, has_chromium)");
+    println!("cargo::rustc-check-cfg=cfg(has_python3, has_pydraughts, has_mypy, has_chromium, has_parallel)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=PATH");
@@ -35,6 +35,7 @@ fn main() {
             "has_chromium",
             python("pass") && on_path("chromium") && on_path("chromedriver"),
         ),
+        ("has_parallel", on_path("parallel")),
     ];
     for (cfg, here) in found {
         if ci || here {

@@ -3,8 +3,9 @@
 //! merge equals the book one process grows with the same settings. Also the command line's
 //! refusals: bad shard numbers, settings that cannot be sharded, shards that are not one job.
 //!
-//! GNU parallel is the Debian package `parallel`; `.ci/run` installs it. Without it the tests that
-//! drive it fail, saying so (they do not pass without having run).
+//! GNU parallel is the Debian package `parallel`; `.ci/run` installs it. Where it is missing the
+//! tests that drive it are marked ignored by `build.rs` (with what to install), except under CI,
+//! where they fail, saying so.
 
 use checkersbot::engine::book::shard::Shard;
 use checkersbot::engine::book::Book;
@@ -108,6 +109,10 @@ fn without_clocks(book: &Book) -> Vec<u8> {
 /// process under GNU parallel, then `book merge`), against one `book build --rounds 2` from the
 /// same book with the same settings: the same file, byte for byte but for the clocks.
 #[test]
+#[cfg_attr(
+    not(has_parallel),
+    ignore = "needs GNU parallel: apt-get install parallel, then touch build.rs"
+)]
 fn four_shards_under_gnu_parallel_merge_into_the_one_process_book() {
     let parallel = gnu_parallel();
     let dir = scratch("build");
@@ -176,6 +181,10 @@ fn four_shards_under_gnu_parallel_merge_into_the_one_process_book() {
 /// record as one `book lines` run does (the order of new records may differ, as between two runs
 /// with different threads).
 #[test]
+#[cfg_attr(
+    not(has_parallel),
+    ignore = "needs GNU parallel: apt-get install parallel, then touch build.rs"
+)]
 fn four_lines_shards_under_gnu_parallel_merge_into_the_one_process_book() {
     let parallel = gnu_parallel();
     let dir = scratch("lines");
