@@ -565,14 +565,6 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             ));
         }
     }
-    for (after, name) in [
-        (&args.after_book_a, &mut a.name),
-        (&args.after_book_b, &mut b.name),
-    ] {
-        if let Some(ab) = after {
-            *name = format!("{name}-afterbook{ab}");
-        }
-    }
     for (early, name) in [(&args.early_a, &mut a.name), (&args.early_b, &mut b.name)] {
         if let Some(e) = early {
             *name = format!("{name}-early{e}");
@@ -585,6 +577,14 @@ pub fn run(args: &MatchArgs) -> Result<()> {
             } else {
                 format!("{name}-clock{tc}")
             };
+        }
+    }
+    for (after, name) in [
+        (&args.after_book_a, &mut a.name),
+        (&args.after_book_b, &mut b.name),
+    ] {
+        if let Some(ab) = after {
+            *name = format!("{name}-afterbook{ab}");
         }
     }
     let opts = MatchOptions {
