@@ -29,8 +29,9 @@ ROOT = HERE.parent.parent
 BIN = os.environ.get("CHECKERSBOT_BIN", str(ROOT / "target" / "release" / "checkersbot"))
 # Every daemon these tests start (and the examples they run) sees no endgame database: `serve`
 # loads one from $XDG_CACHE_HOME/checkersbot/egdb when it is there, and a developer's own
-# database would change the golden game's replies.
-os.environ["XDG_CACHE_HOME"] = "/nonexistent/checkersbot-client-tests-cache"
+# database would change the golden game's replies; nor builds one there in the background (no
+# directory can be made under /dev/null).
+os.environ["XDG_CACHE_HOME"] = "/dev/null/checkersbot-client-tests-cache"
 
 # The package as it is in the source tree (next to this file: sys.path[0]); the examples are
 # run against the copy that pip installs, offline.

@@ -462,6 +462,10 @@ impl Daemon {
                 self.dirty = true;
                 self.loaded(loaded)
             }
+            Event::EgdbBuild(news) => {
+                self.dirty = true;
+                self.egdb_news(news)
+            }
         }
     }
 
