@@ -282,3 +282,53 @@ fn a_cache_that_cannot_be_written_is_a_warning_and_the_daemon_plays() {
     );
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// The state letter of a process (`T` stopped, `R` running, `S` sleeping).
+fn state_of(pid: u32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit(')').next()?.trim_start().chars().next()
+}
+
+#[test]
+fn the_build_is_stopped_while_the_bot_searches_and_goes_on_after() {
+    let cache = temp_dir("paused");
+    let db = cache.join("checkersbot").join("egdb");
+    let log = cache.join("serve.log");
+    let mut serve = Serve::start(
+        &cache,
+        &["--egdb-build", "4", "--movetime", "4000", "--book", "off"],
+        &log,
+    );
+    let start = Instant::now();
+    let pid = loop {
+        if let Some(&pid) = builds_into(&db).first() {
+            break pid;
+        }
+        assert!(start.elapsed() < common::WAIT, "no build started");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let wait_for = |what: &str, want: bool| {
+        let start = Instant::now();
+        while state_of(pid).is_some_and(|s| s == 'T') != want {
+            assert!(
+                start.elapsed() < Duration::from_secs(3),
+                "the build is not {what}: {:?}",
+                state_of(pid)
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    assert_eq!(serve.ask("newgame"), "ok");
+    let start_rows = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/________/p_p_p_p_/_p_p_p_p/p_p_p_p_";
+    {
+        use std::io::Write;
+        writeln!(serve.stdin, "board {start_rows} b").expect("write");
+        serve.stdin.flush().expect("flush");
+    }
+    wait_for("stopped while the bot searches", true);
+    let reply = next_final(&serve.lines);
+    assert!(reply.starts_with("move "), "{reply}");
+    wait_for("going on after the move", false);
+    serve.quit();
+    let _ = std::fs::remove_dir_all(&cache);
+}

@@ -349,9 +349,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => None,
     };
     let feed = page.as_ref().map(|(_, feed)| feed.clone());
-    let with_page = move |daemon: Daemon, link: LinkKind| match &feed {
-        Some(feed) => daemon.with_feed(feed.clone()).with_link(link),
-        None => daemon,
+    let pauser = egdb_build::Pauser::default();
+    let daemon_pauser = pauser.clone();
+    let with_page = move |daemon: Daemon, link: LinkKind| {
+        let daemon = daemon.with_build_pauser(daemon_pauser.clone());
+        match &feed {
+            Some(feed) => daemon.with_feed(feed.clone()).with_link(link),
+            None => daemon,
+        }
     };
     let serve_page = move || -> Result<()> {
         if let Some((listener, feed)) = page {
@@ -382,7 +387,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         }
     }
     if let Some(plan) = plan {
-        egdb_build::start(plan, tx.clone());
+        egdb_build::start(plan, tx.clone(), pauser);
     }
     let finished = match (&args.serial, args.listen) {
         (None, Some(addr)) => {

@@ -7,7 +7,11 @@
 //! it runs only on a core that nothing else wants, so it cannot take a move's time from the
 //! search threads; a crash or an out-of-memory kill of the build (it is made the kernel's first
 //! choice: `oom_score_adj` 1000) cannot take the daemon down; and it ends with the daemon
-//! (`PR_SET_PDEATHSIG`). `egdb build` writes each slice file whole under its final name and
+//! (`PR_SET_PDEATHSIG`). **While the bot searches, the build is stopped** (SIGSTOP, and SIGCONT
+//! when the search is answered: [`Pauser`]): on the project's 2-core machine a process at
+//! `SCHED_IDLE` priority still made 100 ms moves up to 15-30 ms late at the 99th percentile (two
+//! plain busy loops at that priority did the same: the scheduler no longer pulls a waiting
+//! thread onto a core it counts as busy), and stopped it costs nothing. `egdb build` writes each slice file whole under its final name and
 //! resumes from the slices it finds, so a build stopped at any point goes on at the next start;
 //! the daemon opens only complete levels ([`Egdb::open_complete`]).
 //!
@@ -25,7 +29,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::Sender;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The levels built one after the other, each a database of its own once complete: up to 4
@@ -134,6 +138,62 @@ impl BuildPlan {
     }
 }
 
+/// Stops the build's child process while the bot searches and lets it go on after: shared by
+/// the build thread (which says when a child runs) and the event loop (which says when it
+/// searches). A signal is sent only to a child that has not been reaped, so never to another
+/// process that took its number.
+#[derive(Clone, Debug, Default)]
+pub struct Pauser(Arc<Mutex<Pause>>);
+
+#[derive(Debug, Default)]
+struct Pause {
+    /// The running child, until it has ended (it is reaped only after this is cleared).
+    child: Option<libc::pid_t>,
+    /// The daemon searches: a child is to be stopped.
+    paused: bool,
+}
+
+impl Pauser {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pause> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The daemon starts (`true`) or ends (`false`) a search: the child, if any, is stopped or
+    /// let go on.
+    pub fn set_paused(&self, paused: bool) {
+        let mut p = self.lock();
+        if p.paused == paused {
+            return;
+        }
+        p.paused = paused;
+        if let Some(pid) = p.child {
+            let sig = if paused { libc::SIGSTOP } else { libc::SIGCONT };
+            // SAFETY: kill on the pid of a child that has not been reaped (see `ended`).
+            unsafe { libc::kill(pid, sig) };
+        }
+    }
+
+    /// Whether a search holds the build.
+    pub fn is_paused(&self) -> bool {
+        self.lock().paused
+    }
+
+    /// A child started: stopped at once if the daemon searches.
+    fn started(&self, pid: libc::pid_t) {
+        let mut p = self.lock();
+        p.child = Some(pid);
+        if p.paused {
+            // SAFETY: as in `set_paused`.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+        }
+    }
+
+    /// The child has exited and is about to be reaped: no more signals to it.
+    fn ended(&self) {
+        self.lock().child = None;
+    }
+}
+
 /// The most pieces `--egdb-build auto` builds on a machine with `total` bytes of memory (`None`:
 /// unknown): 6 with [`SIX_PIECES_MEMORY`] or more, else 5.
 pub fn auto_pieces(total: Option<u64>) -> u32 {
@@ -143,17 +203,19 @@ pub fn auto_pieces(total: Option<u64>) -> u32 {
     }
 }
 
-/// Starts the build thread; its news arrives on `events`. Returns at once.
-pub fn start(plan: BuildPlan, events: Sender<Event>) {
+/// Starts the build thread; its news arrives on `events`; `pauser` stops its children while the
+/// daemon searches (give the daemon the same one: [`super::Daemon::with_build_pauser`]).
+/// Returns at once.
+pub fn start(plan: BuildPlan, events: Sender<Event>, pauser: Pauser) {
     let spawned = std::thread::Builder::new()
         .name("egdb-build".into())
-        .spawn(move || run(&plan, &events));
+        .spawn(move || run(&plan, &events, &pauser));
     if let Err(e) = spawned {
         tracing::warn!("cannot start the endgame database build thread: {e}; no database is built");
     }
 }
 
-fn run(plan: &BuildPlan, events: &Sender<Event>) {
+fn run(plan: &BuildPlan, events: &Sender<Event>, pauser: &Pauser) {
     let tell = |news: BuildNews| events.send(Event::EgdbBuild(news)).is_ok();
     let levels = plan.levels();
     let sdir = crate::engine::egdb::store::size_dir(&plan.dir, plan.size);
@@ -168,7 +230,7 @@ fn run(plan: &BuildPlan, events: &Sender<Event>) {
         if !tell(BuildNews::Building(pieces)) {
             return;
         }
-        let result = build_level(plan, pieces).and_then(|()| open_level(plan, pieces));
+        let result = build_level(plan, pieces, pauser).and_then(|()| open_level(plan, pieces));
         match result {
             Ok(db) => {
                 if !tell(BuildNews::Ready { pieces, db }) {
@@ -186,7 +248,7 @@ fn run(plan: &BuildPlan, events: &Sender<Event>) {
 
 /// Lowers the calling process (after `fork`, before `exec`; `daemon` is the process that forked) to the lowest priority: the
 /// `SCHED_IDLE` policy, nice 19 and the idle I/O class; makes it the out-of-memory killer's first
-/// choice; and asks for SIGTERM when the thread that started it ends (the daemon's end).
+/// choice; and asks for SIGKILL when the thread that started it ends (the daemon's end).
 ///
 /// Only system calls: nothing that allocates or takes a lock, as the child of a threaded
 /// process must.
@@ -199,7 +261,9 @@ fn lowest_priority_child(daemon: libc::pid_t) -> std::io::Result<()> {
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::pthread_sigmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+        // SIGKILL, not SIGTERM: a build stopped while the bot searched would keep a SIGTERM
+        // pending for ever.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
         if libc::getppid() != daemon {
             // The daemon ended before the prctl: nothing is to be built.
             libc::_exit(0);
@@ -250,7 +314,7 @@ fn children_usage() -> (Duration, u64) {
 const KEPT_LINES: usize = 4;
 
 /// Runs `egdb build` for one level in a child process at the lowest priority and waits for it.
-fn build_level(plan: &BuildPlan, pieces: u32) -> Result<(), String> {
+fn build_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(&plan.program);
     cmd.arg("egdb")
@@ -280,6 +344,7 @@ fn build_level(plan: &BuildPlan, pieces: u32) -> Result<(), String> {
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot start `{} egdb build`: {e}", plan.program.display()))?;
+    pauser.started(child.id() as libc::pid_t);
     let mut kept: Vec<String> = Vec::new();
     if let Some(err) = child.stderr.take() {
         for line in BufReader::new(err).lines() {
@@ -295,6 +360,21 @@ fn build_level(plan: &BuildPlan, pieces: u32) -> Result<(), String> {
     if let Some(mut out) = child.stdout.take() {
         out.read_to_string(&mut summary).ok();
     }
+    // Wait for its end without reaping it, so that its number is not given to another process
+    // before the pauser forgets it; then reap it.
+    // SAFETY: waitid fills the siginfo we pass, for our own child.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        while libc::waitid(
+            libc::P_PID,
+            child.id() as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOWAIT,
+        ) != 0
+            && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {}
+    }
+    pauser.ended();
     let status = child
         .wait()
         .map_err(|e| format!("waiting for `egdb build`: {e}"))?;
