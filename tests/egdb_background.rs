@@ -332,3 +332,40 @@ fn the_build_is_stopped_while_the_bot_searches_and_goes_on_after() {
     serve.quit();
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+#[test]
+fn two_builds_of_one_directory_take_turns_and_both_finish() {
+    // Two daemons starting at once on one cache, or a daemon's build and one by hand: the second
+    // waits on the directory's lock, then finds every slice built.
+    let dir = temp_dir("two-builds");
+    let build = || {
+        Command::new(BIN)
+            .args(["egdb", "build", "--size", "8", "--pieces", "3", "--dir"])
+            .arg(&dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("egdb build")
+    };
+    let (a, b) = (build(), build());
+    let outs = [a, b].map(|c| c.wait_with_output().expect("egdb build ends"));
+    for out in &outs {
+        assert!(out.status.success(), "{out:?}");
+    }
+    let said: Vec<String> = outs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .collect();
+    // One of them built everything, the other found it built.
+    assert!(
+        said.iter().any(|s| s.contains("(394 found built")),
+        "{said:?}"
+    );
+    let files = slice_files(&dir);
+    assert_eq!(files.len(), 394);
+    for f in &files {
+        let slice = SliceFile::open(f).unwrap_or_else(|e| panic!("{e}"));
+        slice.read_all().unwrap_or_else(|e| panic!("{e}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
