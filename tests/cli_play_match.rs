@@ -254,7 +254,14 @@ fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
 fn match_time_after_the_book_spends_what_the_book_moves_left() {
     let out = bin()
         .args(["match", "--openings", "acf3:1", "--movetime-a", "20"])
-        .args(["--movetime-b", "20", "--after-book-a", "10:2", "--max-plies", "30"])
+        .args([
+            "--movetime-b",
+            "20",
+            "--after-book-a",
+            "10:2",
+            "--max-plies",
+            "30",
+        ])
         .output()
         .expect("binary runs");
     let text = succeeded(&out, "match --after-book-a");
@@ -281,7 +288,11 @@ fn match_time_after_the_book_spends_what_the_book_moves_left() {
             .args(["match", "--after-book-a", bad])
             .output()
             .expect("binary runs");
-        assert_eq!(out.status.code(), Some(2), "{bad}: a bad value is a usage error");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad}: a bad value is a usage error"
+        );
     }
 }
 

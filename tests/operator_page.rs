@@ -608,6 +608,16 @@ fn status_json_says_what_the_status_request_says_through_a_session() {
         assert_eq!(field("level"), Some(report.level.to_string()), "{what}");
         assert_eq!(field("style"), Some(report.style.to_string()), "{what}");
         assert_eq!(field("eval"), Some(report.eval.clone()), "{what}");
+        assert_eq!(
+            field("egdb_pieces"),
+            Some(report.egdb_pieces.to_string()),
+            "{what}"
+        );
+        assert_eq!(
+            field("egdb_build"),
+            Some(report.egdb_build.word()),
+            "{what}"
+        );
         assert_eq!(field("diagnosis"), report.diagnosis, "{what}");
         if line.starts_with("board ") {
             assert_eq!(

@@ -45,7 +45,8 @@ fn serve_help_and_the_option_list_agree() {
     let help = help_by_flag();
     let list = specs(&Settings::default(), Duration::ZERO);
     // Flags of the process, not options of a game: the transport, the operator page, logging,
-    // seeds, and the endgame database's memory cap (which `set egdb` also uses).
+    // seeds, the endgame database's memory cap (which `set egdb` also uses) and its background
+    // build (into the cache, at the start).
     let mut covered = vec![
         "help",
         "log-level",
@@ -59,6 +60,7 @@ fn serve_help_and_the_option_list_agree() {
         "seed",
         "strict",
         "egdb-cache",
+        "egdb-build",
     ];
     for spec in &list {
         // `timeleft` corrects the clock during a game: the one option with no flag.

@@ -29,8 +29,9 @@ ROOT = HERE.parent.parent
 BIN = os.environ.get("CHECKERSBOT_BIN", str(ROOT / "target" / "release" / "checkersbot"))
 # Every daemon these tests start (and the examples they run) sees no endgame database: `serve`
 # loads one from $XDG_CACHE_HOME/checkersbot/egdb when it is there, and a developer's own
-# database would change the golden game's replies.
-os.environ["XDG_CACHE_HOME"] = "/nonexistent/checkersbot-client-tests-cache"
+# database would change the golden game's replies; and none builds one (`--egdb-build off`: the
+# golden `status` lines say `egdbbuild off`; under /dev/null no directory could be made anyway).
+os.environ["XDG_CACHE_HOME"] = "/dev/null/checkersbot-client-tests-cache"
 
 # The package as it is in the source tree (next to this file: sys.path[0]); the examples are
 # run against the copy that pip installs, offline.
@@ -54,7 +55,7 @@ PERSON_PLAYED = "_b_b_b_b/b_b_b_b_/_b_b_b_b/________/_p______/p___p_p_/_p_p_p_p/
 
 
 def daemon(*args: str) -> Engine:
-    return Engine.popen([BIN, "serve", "--book", "off", "--log-level", "error", *args], timeout=CALL)
+    return Engine.popen([BIN, "serve", "--book", "off", "--egdb-build", "off", "--log-level", "error", *args], timeout=CALL)
 
 
 def fixed() -> Engine:
@@ -554,7 +555,7 @@ class PythonChessParity(unittest.TestCase):
 
     def test_async_analysis_and_calls(self) -> None:
         async def main() -> Tuple[List[int], int, str, Status]:
-            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--log-level", "error"]) as bot:
+            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--egdb-build", "off", "--log-level", "error"]) as bot:
                 depths: List[int] = []
                 async with await bot.analysis(Position.start("b")) as analysis:
                     async for info in analysis:
@@ -826,7 +827,7 @@ class Timeouts(unittest.TestCase):
 
     def test_asyncio_cancel_stops_the_search(self) -> None:
         async def main() -> Optional[Move]:
-            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--log-level", "error"]) as bot:
+            async with await AsyncEngine.popen([BIN, "serve", "--book", "off", "--egdb-build", "off", "--log-level", "error"]) as bot:
                 task = asyncio.ensure_future(bot.play(Position.start("b"), Limit(time=60)))
                 await asyncio.sleep(0.3)
                 task.cancel()
@@ -842,7 +843,7 @@ class Timeouts(unittest.TestCase):
 def listening(*args: str) -> Tuple["subprocess.Popen[str]", int]:
     """A daemon on an ephemeral loopback port, and the port."""
     child = subprocess.Popen(
-        [BIN, "serve", "--listen", "127.0.0.1:0", "--book", "off", "--log-level", "info", *args],
+        [BIN, "serve", "--listen", "127.0.0.1:0", "--book", "off", "--egdb-build", "off", "--log-level", "info", *args],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     port = 0

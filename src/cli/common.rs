@@ -212,8 +212,8 @@ pub fn load_book(spec: &str) -> Result<Option<Arc<Book>>> {
 }
 
 /// The endgame database an `--egdb` value names: `off`/`none` none, `default` or no value the
-/// user's cache directory if a database is there (silently none if not), else the directory
-/// given, which must hold one.
+/// user's cache directory if a database is there (silently none if not; its complete levels
+/// only; a damaged one is a warning and none), else the directory given, which must hold one.
 pub fn load_egdb(spec: Option<&str>, cache_mb: usize) -> Result<Option<Arc<Egdb>>> {
     match spec {
         Some("off") | Some("none") => Ok(None),
@@ -225,10 +225,18 @@ pub fn load_egdb(spec: Option<&str>, cache_mb: usize) -> Result<Option<Arc<Egdb>
                 tracing::debug!("no endgame database at {}", dir.display());
                 return Ok(None);
             }
-            match Egdb::open(&dir, cache_mb) {
+            // The cache is the program's own: its complete levels only (a level may be being
+            // built, by `serve` in the background), and a damaged one is no reason not to play.
+            match Egdb::open_complete(&dir, cache_mb) {
                 Ok(db) => Ok(Some(Arc::new(db))),
                 Err(EgdbError::Empty(_)) => Ok(None),
-                Err(e) => Err(anyhow!("endgame database: {e}")),
+                Err(e) => {
+                    tracing::warn!(
+                        "endgame database: {e}; playing without one (`checkersbot egdb build` \
+                         on that directory rebuilds what is damaged)"
+                    );
+                    Ok(None)
+                }
             }
         }
         Some(dir) => Egdb::open(std::path::Path::new(dir), cache_mb)

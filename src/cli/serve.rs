@@ -4,6 +4,7 @@
 use super::common::{depth_arg, hash_arg, movetime_arg, nodes_arg, threads_arg};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::camera::tracking::AutoNewGame;
+use checkersbot::daemon::egdb_build::{self, auto_pieces, BuildPlan, BuildState};
 use checkersbot::daemon::network::{self, TcpSink};
 use checkersbot::daemon::outbox::FlowControl;
 use checkersbot::daemon::protocol::{parse_size, SetOption};
@@ -214,11 +215,94 @@ pub struct ServeArgs {
     /// also /status.json and /game.pdn.
     #[arg(long, value_name = "ADDR:PORT", value_parser = network::listen_address)]
     http: Option<std::net::SocketAddr>,
+    /// Build the 8x8 endgame database in the background, into the cache directory
+    /// ($XDG_CACHE_HOME/checkersbot/egdb or ~/.cache/checkersbot/egdb), when it is not complete
+    /// there: `auto` (up to 6 pieces on a machine with 6 GiB of memory or more, else 5; nothing
+    /// when --egdb is given), `off`, or the most pieces (1 to 6). The levels (4, 5, then 6
+    /// pieces: seconds, about 2 minutes, about 30 on two cores) are each used from the search
+    /// after they are complete; the build runs in a process of its own at the lowest priority,
+    /// ends with the daemon and goes on at its next start.
+    #[arg(long, value_name = "auto|off|PIECES", default_value = "auto", value_parser = egdb_build_arg)]
+    egdb_build: EgdbBuild,
     /// Over TCP: let clients name files and directories (`set eval PATH`, `set egdb DIR`, `set
     /// book PATH`, `set record DIR`); refused by default, since any machine that reaches the port
     /// is a client.
     #[arg(long)]
     allow_paths: bool,
+}
+
+/// What `serve --egdb-build` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EgdbBuild {
+    /// As the machine allows, into the cache, when no `--egdb` is given.
+    Auto,
+    /// No background build.
+    Off,
+    /// Up to this many pieces.
+    Pieces(u32),
+}
+
+/// Reads an `--egdb-build` value.
+fn egdb_build_arg(value: &str) -> Result<EgdbBuild, String> {
+    match value {
+        "auto" => Ok(EgdbBuild::Auto),
+        "off" | "none" => Ok(EgdbBuild::Off),
+        n => match n.parse::<u32>() {
+            Ok(k) if (1..=6).contains(&k) => Ok(EgdbBuild::Pieces(k)),
+            _ => Err(format!(
+                "expected auto, off or a number of pieces from 1 to 6, not '{n}'"
+            )),
+        },
+    }
+}
+
+/// The background build `--egdb-build` asks for with these settings (the database already
+/// opened from the cache in them), and the state `status` starts with.
+fn egdb_plan(args: &ServeArgs, settings: &Settings) -> Result<(Option<BuildPlan>, BuildState)> {
+    use checkersbot::engine::egdb::default_dir;
+    use checkersbot::rules::geometry::BoardSize;
+    if args.daemon.egdb.is_some() {
+        if let EgdbBuild::Pieces(_) = args.egdb_build {
+            bail!(
+                "--egdb-build builds into the cache directory ($XDG_CACHE_HOME/checkersbot/egdb), \
+                 which --egdb replaces; build another directory with `checkersbot egdb build --dir DIR`"
+            );
+        }
+        return Ok((None, BuildState::Off));
+    }
+    let pieces = match args.egdb_build {
+        EgdbBuild::Off => return Ok((None, BuildState::Off)),
+        EgdbBuild::Auto => auto_pieces(checkersbot::engine::memory::mem_total()),
+        EgdbBuild::Pieces(k) => k,
+    };
+    let size = BoardSize::S8;
+    let have = settings.egdb.as_ref().map_or(0, |db| db.max_pieces(size));
+    let Some(dir) = default_dir() else {
+        tracing::warn!(
+            "neither XDG_CACHE_HOME nor HOME is set: no endgame database is built (give \
+             --egdb DIR of one built by `checkersbot egdb build`)"
+        );
+        return Ok((None, BuildState::Off));
+    };
+    let program = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!("cannot find the running program ({e}): no endgame database is built");
+            return Ok((None, BuildState::Off));
+        }
+    };
+    let plan = BuildPlan {
+        program,
+        dir,
+        size,
+        pieces,
+        have,
+        cache_mb: settings.egdb_cache_mb,
+    };
+    Ok(match plan.levels().first() {
+        Some(&first) => (Some(plan), BuildState::Building(first)),
+        None => (None, BuildState::Ready),
+    })
 }
 
 /// The table `serve` makes when `--hash` is not given: sized for a move's search under the
@@ -247,6 +331,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .as_ref()
             .and_then(|_| checkersbot::engine::egdb::default_dir());
     }
+    settings.egdb_chosen = args.daemon.egdb.is_some();
+    let (plan, build_state) = egdb_plan(args, &settings)?;
+    settings.egdb_build = build_state;
     if args.daemon.seed.is_none() {
         settings.seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -262,9 +349,14 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         None => None,
     };
     let feed = page.as_ref().map(|(_, feed)| feed.clone());
-    let with_page = move |daemon: Daemon, link: LinkKind| match &feed {
-        Some(feed) => daemon.with_feed(feed.clone()).with_link(link),
-        None => daemon,
+    let pauser = egdb_build::Pauser::default();
+    let daemon_pauser = pauser.clone();
+    let with_page = move |daemon: Daemon, link: LinkKind| {
+        let daemon = daemon.with_build_pauser(daemon_pauser.clone());
+        match &feed {
+            Some(feed) => daemon.with_feed(feed.clone()).with_link(link),
+            None => daemon,
+        }
     };
     let serve_page = move || -> Result<()> {
         if let Some((listener, feed)) = page {
@@ -293,6 +385,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                  listen on loopback (a port alone) behind an SSH tunnel; see docs/integration.md"
             );
         }
+    }
+    if let Some(plan) = plan {
+        egdb_build::start(plan, tx.clone(), pauser);
     }
     let finished = match (&args.serial, args.listen) {
         (None, Some(addr)) => {

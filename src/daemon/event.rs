@@ -28,6 +28,8 @@ pub enum Event {
     Loaded(Loaded),
     /// The output closed for good (a pipe whose reader has gone).
     OutputClosed,
+    /// News of the endgame database built in the background (`serve --egdb-build`).
+    EgdbBuild(super::egdb_build::BuildNews),
 }
 
 /// What a loader thread read, for `set eval PATH`, `set egdb DIR` and `set book PATH`.

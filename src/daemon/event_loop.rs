@@ -133,6 +133,8 @@ pub struct Daemon {
     pub(super) board_reply: Option<String>,
     /// The link as the daemon sees it, for the operator page.
     pub(super) link: LinkView,
+    /// Stops the background database build while the bot searches (`serve --egdb-build`).
+    pub(super) build_pauser: Option<super::egdb_build::Pauser>,
     /// When the operator page's snapshot was last published.
     pub(super) published: Instant,
 }
@@ -253,6 +255,7 @@ impl Daemon {
             search_view: None,
             board_reply: None,
             link: LinkView::default(),
+            build_pauser: None,
             published: Instant::now(),
         })
     }
@@ -277,6 +280,13 @@ impl Daemon {
         self
     }
 
+    /// Stops the background database build's processes while a search, analysis or hint runs
+    /// (the same pauser as the build's: [`super::egdb_build::start`]).
+    pub fn with_build_pauser(mut self, pauser: super::egdb_build::Pauser) -> Daemon {
+        self.build_pauser = Some(pauser);
+        self
+    }
+
     /// Lockstep mode (replay): after each input line is fully answered, a `()` is sent on `ack`.
     pub fn with_ack(mut self, ack: Sender<()>) -> Daemon {
         self.ack = Some(ack);
@@ -295,6 +305,9 @@ impl Daemon {
             }
         }
         self.stop_pondering();
+        if let Some(pauser) = &self.build_pauser {
+            pauser.set_paused(false);
+        }
         self.record_abandoned("abandoned at the end of the session");
         self.release();
         let left = self.out.finish(FLUSH_PATIENCE);
@@ -318,6 +331,10 @@ impl Daemon {
         self.to = self.session;
         self.dispatch(event);
         let after = usize::from(self.pending.is_some());
+        if let Some(pauser) = &self.build_pauser {
+            // Ponder searches and file loads leave it running: they have no deadline.
+            pauser.set_paused(self.pending.as_ref().is_some_and(|p| p.work != Work::Load));
+        }
         // A line that changes nothing else still tells the page the link is alive; once a second
         // is enough for that (a flood of `ping`s does not publish a snapshot each).
         if input == 1 && self.published.elapsed() >= LINE_NEWS {
@@ -461,6 +478,10 @@ impl Daemon {
             Event::Loaded(loaded) => {
                 self.dirty = true;
                 self.loaded(loaded)
+            }
+            Event::EgdbBuild(news) => {
+                self.dirty = true;
+                self.egdb_news(news)
             }
         }
     }

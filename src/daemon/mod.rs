@@ -9,6 +9,8 @@
 //! - [`protocol`]: the protocol's typed commands and replies, parsed from and printed to text;
 //! - [`options`]: the option list of the `options` request (and of `serve --help`);
 //! - [`status`]: the `status` line: the tracked game and the settings, as plain data;
+//! - [`egdb_build`]: the endgame database built in the background of `serve` (child processes at
+//!   the lowest priority), each level taken into play between moves;
 //! - [`snapshot`]: what the daemon publishes for watchers (the operator page) after each event;
 //! - [`outbox`]: the one writer, which keeps replies the link cannot take now and writes them later;
 //! - [`transport`]: line framing over stdin/stdout and serial devices;
@@ -21,6 +23,7 @@
 //! ([`crate::operator`]), which reads the snapshots and the protocol's words.
 
 mod control;
+pub mod egdb_build;
 mod engine_thread;
 pub mod event;
 pub mod event_loop;

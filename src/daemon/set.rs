@@ -62,6 +62,7 @@ impl Daemon {
             SetOption::Egdb(spec) if matches!(spec.as_str(), "off" | "none") => {
                 self.settings.egdb_dir = None;
                 self.settings.egdb = None;
+                self.settings.egdb_chosen = true;
                 self.send(&Reply::Ok);
             }
             SetOption::Book(spec) if !matches!(BookSpec::parse(&spec), BookSpec::File(_)) => {
@@ -220,6 +221,7 @@ impl Daemon {
             } => {
                 self.settings.egdb_dir = Some(PathBuf::from(&spec));
                 self.settings.egdb = Some(db);
+                self.settings.egdb_chosen = true;
                 self.send(&Reply::Ok);
             }
             Loaded::Book {

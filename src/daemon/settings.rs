@@ -80,6 +80,11 @@ pub struct Settings {
     pub egdb_dir: Option<PathBuf>,
     /// The memory cap of a database opened by `set egdb`, MiB (see [`Egdb::open`]).
     pub egdb_cache_mb: usize,
+    /// The database was chosen (`serve --egdb`, `set egdb`): the levels the background build
+    /// completes are not taken into play.
+    pub egdb_chosen: bool,
+    /// What the background build of the database does (`serve --egdb-build`), for `status`.
+    pub egdb_build: super::egdb_build::BuildState,
     /// Where finished and abandoned games are written (`None`: nowhere).
     pub record: Option<PathBuf>,
     /// Requests come from a file or a pipe on stdin rather than from a vision system: `busy`
@@ -121,6 +126,8 @@ impl Default for Settings {
             eval_name: crate::engine::eval::DEFAULT_EVAL.into(),
             egdb_dir: None,
             egdb_cache_mb: DEFAULT_CACHE_MB,
+            egdb_chosen: false,
+            egdb_build: super::egdb_build::BuildState::Off,
             record: None,
             paths_allowed: true,
         }

@@ -58,6 +58,10 @@ pub fn report(
         style: settings.style,
         eval: settings.eval_name.clone(),
         egdb: settings.egdb_dir.as_ref().map(|d| d.display().to_string()),
+        egdb_pieces: settings.egdb.as_ref().map_or(0, |db| {
+            db.max_pieces(tracker.size().unwrap_or(settings.size))
+        }),
+        egdb_build: settings.egdb_build,
         book: settings.book_in_play().map(|_| settings.book_name.clone()),
         diagnosis: observed.diagnosis.clone(),
     };

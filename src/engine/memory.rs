@@ -77,6 +77,11 @@ fn proc_field(path: &str, field: &str) -> Option<u64> {
     })
 }
 
+/// `MemTotal` (the machine's memory) in bytes.
+pub fn mem_total() -> Option<u64> {
+    proc_field("/proc/meminfo", "MemTotal")
+}
+
 /// `MemAvailable` in bytes.
 pub fn mem_available() -> Option<u64> {
     proc_field("/proc/meminfo", "MemAvailable")

@@ -320,6 +320,7 @@ pub fn live_html(snap: &Snapshot, now: Instant) -> String {
         ("moves played", st.plies.to_string()),
         ("result", result),
         ("evaluation", st.eval.clone()),
+        ("endgame database", egdb_words(st)),
     ];
     for (term, value) in rows {
         let _ = write!(out, "<dt>{term}</dt><dd>{}</dd>", escape(&value));
@@ -666,6 +667,22 @@ fn path_text(path: &[Coord]) -> String {
         .join(" ")
 }
 
+/// The endgame database in words: how many pieces it holds and what the background build does
+/// (`up to 5 pieces; building up to 6 in the background`).
+fn egdb_words(st: &crate::daemon::protocol::StatusReport) -> String {
+    use crate::daemon::egdb_build::BuildState;
+    let have = match (st.egdb_pieces, st.egdb.as_deref()) {
+        (0, _) | (_, None) => "none".to_string(),
+        (k, Some(dir)) => format!("up to {k} pieces ({dir})"),
+    };
+    match st.egdb_build {
+        BuildState::Off => have,
+        BuildState::Building(k) => format!("{have}; building up to {k} pieces in the background"),
+        BuildState::Ready => format!("{have}; built"),
+        BuildState::Failed(k) => format!("{have}; the build up to {k} pieces failed (see the log)"),
+    }
+}
+
 /// `/status.json` at `now`: the `status` line's data and the page's (the fields are in
 /// `docs/integration.md`, "Operator page").
 pub fn status_json(snap: &Snapshot, version: u64, now: Instant) -> String {
@@ -683,7 +700,7 @@ pub fn status_json(snap: &Snapshot, version: u64, now: Instant) -> String {
             r#""actor":{},"action":{},"size":{},"side":{},"#,
             r#""position":{},"expect":{},"seen":{},"seen_age_ms":{},"differ":[{}],"plies":{},"result":{},"#,
             r#""clock":{},"left_ms":{},"movetime_ms":{},"depth_limit":{},"level":{},"style":{},"#,
-            r#""eval":{},"egdb":{},"book":{},"diagnosis":{},"last_reply":{},"#
+            r#""eval":{},"egdb":{},"egdb_pieces":{},"egdb_build":{},"book":{},"diagnosis":{},"last_reply":{},"#
         ),
         version,
         json_str(st.state.word()),
@@ -712,6 +729,8 @@ pub fn status_json(snap: &Snapshot, version: u64, now: Instant) -> String {
         json_str(st.style.name()),
         json_str(&st.eval),
         json_opt_str(st.egdb.as_deref()),
+        st.egdb_pieces,
+        json_str(&st.egdb_build.word()),
         json_opt_str(st.book.as_deref()),
         json_opt_str(st.diagnosis.as_deref()),
         json_opt_str(snap.last_reply.as_deref()),

@@ -11,10 +11,13 @@ use std::time::{Duration, Instant};
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_checkersbot");
-/// A cache directory that does not exist, given to every `serve` the tests start: `serve` loads an
-/// endgame database from `$XDG_CACHE_HOME/checkersbot/egdb` when there is one, and a developer's
-/// own database must not change what these tests see.
-pub const NO_CACHE: &str = "/nonexistent/checkersbot-tests-cache";
+/// A cache directory that does not exist and cannot be made, given to every `serve` the tests
+/// start: `serve` loads an endgame database from `$XDG_CACHE_HOME/checkersbot/egdb` when there is
+/// one, and a developer's own database must not change what these tests see; and it builds one
+/// there in the background (`--egdb-build auto`), which a test must never start (a 30-minute
+/// build on the CI machine, or in the home directory). Under `/dev/null` no directory can be
+/// made, by root either: the build fails at once with a warning, without a child process.
+pub const NO_CACHE: &str = "/dev/null/checkersbot-tests-cache";
 
 /// `cmd` with its colours off, whatever the developer's terminal settings ask (`CLICOLOR_FORCE`
 /// would put escape codes into help texts that tests read as plain text).

@@ -148,8 +148,10 @@ class Browser:
 class Daemon:
     """`checkersbot serve --http 127.0.0.1:0` over pipes; its page's URL from its log."""
 
-    def __init__(self, binary: str, args: list[str]) -> None:
-        env = dict(os.environ, XDG_CACHE_HOME="/nonexistent/checkersbot-tests-cache")
+    def __init__(self, binary: str, args: list[str], cache: Optional[str] = None) -> None:
+        # No cache by default (nothing is loaded or built there); `cache` for a measurement of
+        # the background database build.
+        env = dict(os.environ, XDG_CACHE_HOME=cache or "/dev/null/checkersbot-tests-cache")
         env.pop("RUST_LOG", None)
         self.proc = subprocess.Popen(
             [binary, "serve", "--http", "127.0.0.1:0", "--log-level", "info", *args],

@@ -5,7 +5,7 @@ reading for 15 s and then resets its connection (SO_LINGER 0); memory 3 s later;
 Usage: flood_reset.py CHECKERSBOT"""
 import socket, subprocess, time, sys, threading, struct, signal
 binp=sys.argv[1]
-p = subprocess.Popen([binp,"serve","--listen","127.0.0.1:0","--info","off","--log-level","info"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={"XDG_CACHE_HOME":"/nonexistent"})
+p = subprocess.Popen([binp,"serve","--listen","127.0.0.1:0","--info","off","--log-level","info"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={"XDG_CACHE_HOME":"/dev/null/checkersbot-tests-cache"})
 port=None
 def rd():
     global port

@@ -1,15 +1,21 @@
 """Move lateness with and without a browser on the operator page (a measurement, run by hand; the
 figures are in docs/experiments/daemon-reliability.md).
 
-Usage: lateness.py CHECKERSBOT [--moves 150] [--movetime 100] [--browser] [--seed 1]
+Usage: lateness.py CHECKERSBOT [--moves 150] [--movetime 100] [--browser] [--seed 1] [--cache DIR
+[--egdb-build off]]
 
 Starts `serve --movetime MS --book off --http 127.0.0.1:0` and plays games from the 8x8 start,
 the bot moving first: after each bot move, `status` gives the board after it (`expect`), which is
 sent as the arm's move done; the person's move is a depth-4 search's (`checkersbot search`), one
 time in four a random legal one (`checkersbot moves`), and the board after it is sent. Lateness is the time from writing that board to reading `move`, minus
 the move time. With --browser, headless Chromium holds the page open (its event stream updates at
-every search iteration) for the whole run. Prints median, p99 and max; moves answered in less than
-half the move time (a single legal move, a proven result) are counted apart."""
+every search iteration) for the whole run. With --cache DIR the daemon's cache is DIR and it runs
+without `--egdb off`: it uses the endgame database there and builds the rest in the background
+(`--egdb-build auto`; `--egdb-build off` uses it without building), so that the lateness is
+measured while it builds (the figures are in
+docs/experiments/endgame-databases.md). Prints median, p99 and max; moves answered in less than
+half the move time (a single legal move, a proven result, a database position) are counted
+apart."""
 
 from __future__ import annotations
 
@@ -76,12 +82,15 @@ def main() -> None:
     ap.add_argument("--movetime", type=int, default=100)
     ap.add_argument("--browser", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cache", help="the daemon's XDG_CACHE_HOME: use and build the database there")
+    ap.add_argument("--egdb-build", default="auto", help="with --cache: serve --egdb-build (auto, off, PIECES)")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     found = find_browser() if a.browser else None
     if a.browser and found is None:
         missing("chromium or chromedriver not found")
-    daemon = Daemon(a.binary, ["--movetime", str(a.movetime), "--book", "off", "--egdb", "off"])
+    egdb = ["--egdb-build", a.egdb_build] if a.cache else ["--egdb", "off"]
+    daemon = Daemon(a.binary, ["--movetime", str(a.movetime), "--book", "off", *egdb], cache=a.cache)
     browser = None
     late: list[float] = []
     early = 0
@@ -119,6 +128,8 @@ def main() -> None:
                 if not daemon.ask(f"board {expect} p").startswith("unchanged"):
                     break
                 reply = timed(f"board {apply(expect, person(a.binary, expect, rng))} b")
+        if a.cache:
+            print(f"status at the end: {daemon.ask('status')}")
         if browser is not None:
             shown = browser.run("return document.getElementById('live').getAttribute('data-version');")
             print(f"page: last version shown {shown}")

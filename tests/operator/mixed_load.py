@@ -43,7 +43,7 @@ class Serve:
     """`serve --listen` and `--http` on ephemeral loopback ports; both addresses from its log."""
 
     def __init__(self, binary: str, args: list[str]) -> None:
-        env = dict(os.environ, XDG_CACHE_HOME="/nonexistent/checkersbot-tests-cache")
+        env = dict(os.environ, XDG_CACHE_HOME="/dev/null/checkersbot-tests-cache")
         env.pop("RUST_LOG", None)
         self.proc = subprocess.Popen(
             [binary, "serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0",

@@ -12,7 +12,8 @@
 //!
 //! let line = "status state person size 4 side p position ___b/b___/____/p_p_ expect none \
 //!             seen ___b/b___/____/p_p_ plies 1 result ongoing clock off left none level hard \
-//!             style default eval learned egdb none book none diagnosis none";
+//!             style default eval learned egdb none egdbpieces 0 egdbbuild off book none \
+//!             diagnosis none";
 //! let report = StatusReport::parse(line).unwrap();
 //! assert_eq!(report.state, GameState::Person);
 //! assert_eq!(report.position.as_deref(), Some("___b/b___/____/p_p_"));
@@ -20,6 +21,7 @@
 //! ```
 
 use super::text::printable;
+use crate::daemon::egdb_build::BuildState;
 use crate::engine::clock::TimeControl;
 use crate::play::level::{Level, Style};
 use crate::rules::game::Status;
@@ -112,6 +114,11 @@ pub struct StatusReport {
     pub eval: String,
     /// The endgame database directory in use.
     pub egdb: Option<String>,
+    /// Most pieces of the positions the database in use holds on the game's board size (on
+    /// `serve --layout`'s size without a game); 0 without one.
+    pub egdb_pieces: u32,
+    /// What the background build of the database does (`serve --egdb-build`).
+    pub egdb_build: BuildState,
     /// The opening book in use (`builtin` or its file; `None`: off).
     pub book: Option<String>,
     /// What the daemon made of the last board when it did not fit the game: its `error` or `wait`
@@ -137,6 +144,8 @@ impl Default for StatusReport {
             style: Style::default(),
             eval: crate::engine::eval::DEFAULT_EVAL.into(),
             egdb: None,
+            egdb_pieces: 0,
+            egdb_build: BuildState::Off,
             book: None,
             diagnosis: None,
         }
@@ -243,11 +252,13 @@ impl fmt::Display for StatusReport {
         }
         write!(
             f,
-            " level {} style {} eval {} egdb {} book {} diagnosis {}",
+            " level {} style {} eval {} egdb {} egdbpieces {} egdbbuild {} book {} diagnosis {}",
             self.level,
             self.style,
             token(&self.eval),
             opt_token(&self.egdb),
+            self.egdb_pieces,
+            self.egdb_build.word(),
             opt_token(&self.book),
             self.diagnosis
                 .as_deref()
@@ -336,6 +347,8 @@ impl StatusReport {
                 "style" => r.style = Style::from_name(value)?,
                 "eval" => r.eval = untoken(value),
                 "egdb" => r.egdb = opt(value),
+                "egdbpieces" => r.egdb_pieces = value.parse().ok()?,
+                "egdbbuild" => r.egdb_build = BuildState::from_word(value)?,
                 "book" => r.book = opt(value),
                 _ => {}
             }
@@ -385,6 +398,8 @@ mod tests {
             style: Style::Aggressive,
             eval: "/tmp/my weights.cbev".into(),
             egdb: Some("/data/egdb".into()),
+            egdb_pieces: 5,
+            egdb_build: BuildState::Building(6),
             book: None,
             diagnosis: Some(
                 "error illegal-transition D6: misread: a piece appeared on D6 with no move".into(),
@@ -392,6 +407,10 @@ mod tests {
         };
         let line = report.to_string();
         assert!(line.contains(" eval /tmp/my\\x20weights.cbev "), "{line}");
+        assert!(
+            line.contains(" egdb /data/egdb egdbpieces 5 egdbbuild building-6 book none "),
+            "{line}"
+        );
         assert!(line.ends_with(" diagnosis error illegal-transition D6: misread: a piece appeared on D6 with no move"), "{line}");
         assert_eq!(StatusReport::parse(&line), Some(report));
     }

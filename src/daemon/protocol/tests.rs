@@ -149,7 +149,10 @@ fn replies_round_trip() {
         "error nothing-to-take-back the person has not moved in this game",
         "status state nogame size none side none position none expect none seen none plies 0 \
              result none clock off left none level hard style default eval learned egdb none \
-             book none diagnosis none",
+             egdbpieces 0 egdbbuild off book none diagnosis none",
+        "status state person size 8 side p position none expect none seen none plies 2 \
+             result ongoing clock off left none level hard style default eval learned \
+             egdb /var/cache/egdb egdbpieces 5 egdbbuild building-6 book builtin diagnosis none",
     ] {
         let r = Reply::parse(line).unwrap();
         assert_eq!(r.to_string(), line);

@@ -124,6 +124,7 @@ pub fn build(
     let pool = pool
         .build()
         .map_err(|e| EgdbError::Threads(e.to_string()))?;
+    let _lock = lock_size_dir(opts)?;
     pool.install(|| match opts.size {
         BoardSize::S4 => build_size::<G4>(opts, progress),
         BoardSize::S6 => build_size::<G6>(opts, progress),
@@ -131,6 +132,55 @@ pub fn build(
         BoardSize::S10 => build_size::<G10>(opts, progress),
         BoardSize::S12 => build_size::<G12>(opts, progress),
     })
+}
+
+/// The lock file of a board size's directory, held by the build writing it.
+pub fn lock_path(dir: &std::path::Path, size: BoardSize) -> PathBuf {
+    super::store::size_dir(dir, size).join("build.lock")
+}
+
+/// Takes the build lock of `opts.dir`'s board-size directory (an advisory `flock` on
+/// [`lock_path`], released when the returned file is closed, also when the process dies): two
+/// builds of one directory (two daemons starting at once, or a daemon's background build and
+/// `egdb build` by hand) would write the same temporary files. When another build holds it,
+/// waits for that build to end; this one then finds its slices built.
+fn lock_size_dir(opts: &BuildOptions) -> Result<std::fs::File, EgdbError> {
+    use std::os::fd::AsRawFd;
+    let path = lock_path(&opts.dir, opts.size);
+    let io = |e: std::io::Error| EgdbError::Io(path.clone(), e);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(io)?;
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    let fd = file.as_raw_fd();
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
+    if unsafe { libc::flock(fd, libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(file);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+        return Err(io(e));
+    }
+    tracing::info!(
+        "another build is writing {} (it holds {}); waiting for it to end",
+        super::store::size_dir(&opts.dir, opts.size).display(),
+        path.display()
+    );
+    loop {
+        // SAFETY: as above.
+        if unsafe { libc::flock(fd, libc::LOCK_EX) } == 0 {
+            return Ok(file);
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(io(e));
+        }
+    }
 }
 
 /// The values of solved slices, by slot.

@@ -7,13 +7,14 @@
 //! "don't care"): [`Egdb::probe`] values them through their captures, which always reach
 //! slices with fewer pieces; the search never asks for them ([`Egdb::probe_quiet`]).
 
-use super::index::{index_of, key_of, normalize, SliceKey};
+use super::index::{index_of, key_of, normalize, SliceKey, MAX_PIECES};
 use super::store::{size_dir, SliceFile, PROBE_MIN_VERSION};
 use super::{EgdbError, Value};
 use crate::rules::any_size::{AnyPosition, MoveInfo};
 use crate::rules::bitboard::Bits;
 use crate::rules::geometry::{BoardSize, Geometry};
 use crate::rules::position::{Move, Position};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -132,6 +133,40 @@ fn first_file(missing: &[SliceKey], pieces: u32) -> String {
         .map_or_else(String::new, SliceKey::file_name)
 }
 
+/// The file names of every slice of `size` with at most `pieces` pieces.
+fn level_files(size: BoardSize, pieces: u32) -> HashSet<String> {
+    SliceKey::all(size, pieces)
+        .iter()
+        .map(SliceKey::file_name)
+        .collect()
+}
+
+/// The most pieces `K` such that every slice file of `size` with up to `K` pieces is under `dir`
+/// (0: not even the 1-piece slices), found from the file names alone (nothing is read): a
+/// level that `egdb build` has finished, since it writes each slice file whole under its final
+/// name (see [`super::store`]). Whether the files read well is checked when they are opened.
+pub fn complete_pieces(dir: &Path, size: BoardSize) -> u32 {
+    let Ok(entries) = std::fs::read_dir(size_dir(dir, size)) else {
+        return 0;
+    };
+    let present: HashSet<String> = entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    let mut pieces = 0;
+    for p in 1..=MAX_PIECES as u32 {
+        let level = SliceKey::all(size, p);
+        if !level
+            .iter()
+            .filter(|k| k.pieces() == p)
+            .all(|k| present.contains(&k.file_name()))
+        {
+            break;
+        }
+        pieces = p;
+    }
+    pieces
+}
+
 impl Egdb {
     /// Opens every slice under `dir` (`dir/NxN/*.cbdb`), keeping at most `cache_mb` MiB of
     /// decompressed blocks in memory. A damaged header is an error naming the file; damaged blocks
@@ -139,6 +174,19 @@ impl Egdb {
     /// blocks a file no longer holds (it shrank under the running program). Missing slices are
     /// reported here (a warning), and the database is then used below the fewest pieces missing.
     pub fn open(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
+        Egdb::open_where(dir, cache_mb, false)
+    }
+
+    /// [`Egdb::open`] of the complete levels only: on each board size, the slices up to the most
+    /// pieces of which every slice is there ([`complete_pieces`]); the slices of a level still
+    /// being built (by `egdb build`, maybe in the background of `serve`) are neither opened nor
+    /// held in memory, and are no reason for a warning. [`EgdbError::Empty`] when no level is
+    /// complete.
+    pub fn open_complete(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
+        Egdb::open_where(dir, cache_mb, true)
+    }
+
+    fn open_where(dir: &Path, cache_mb: usize, complete_only: bool) -> Result<Egdb, EgdbError> {
         let mut sizes = Vec::new();
         let mut any = false;
         for size in BoardSize::ALL {
@@ -151,6 +199,14 @@ impl Egdb {
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|p| p.extension().is_some_and(|x| x == "cbdb"))
                     .collect();
+                if complete_only {
+                    let names = level_files(size, complete_pieces(dir, size));
+                    paths.retain(|p| {
+                        p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| names.contains(n))
+                    });
+                }
                 paths.sort();
                 if !paths.is_empty() {
                     db.slot = vec![u32::MAX; SliceKey::SLOTS];

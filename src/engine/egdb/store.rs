@@ -31,8 +31,8 @@
 //!
 //! Version 1 (a byte per index, distances everywhere, no don't-care values) is still read by
 //! the build, which rewrites such files in the current version; probing refuses it with a message
-//! saying so. A file is written under a temporary name and renamed, so a slice file is either complete
-//! or absent; what is read is checked, so a damaged file is refused with the reason.
+//! saying so. A file is written under a temporary name, flushed to the disk and renamed, so a slice
+//! file is either complete or absent, after a crash or a power cut too; what is read is checked, so a damaged file is refused with the reason.
 //!
 //! Slice files are read with positioned reads (`pread`) of the open file, never mapped: a file
 //! that shrinks or is replaced under a running program gives a read error for the blocks it no
@@ -296,7 +296,9 @@ pub fn write_slice_version(
             f.write_all(b).map_err(io)?;
         }
         let f = f.into_inner().map_err(|e| io(e.into_error()))?;
-        drop(f);
+        // On the disk before it takes its name: after a power cut a slice file is whole or
+        // absent, never a name over blocks that were not written.
+        f.sync_all().map_err(io)?;
     }
     std::fs::rename(&tmp, path).map_err(io)?;
     Ok(offset)
