@@ -113,9 +113,9 @@ fn temporary_name(name: &str, pid: u32) -> String {
     format!(".{name}.{pid}.tmp")
 }
 
-/// Writes `text` to `path` through a temporary file in the same directory, renamed into place
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place
 /// once complete and synced; the temporary file is removed when anything fails.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -126,7 +126,7 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
             .write(true)
             .create_new(true)
             .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -226,7 +226,7 @@ mod tests {
         assert!(check_record_dir(&dir.join("file")).is_err());
         assert!(check_record_dir(Path::new("/proc/self")).is_err());
         let out = dir.join("new/game.pdn");
-        write_atomically(&out, "1. 11-15 *\n").unwrap();
+        write_atomically(&out, b"1. 11-15 *\n").unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "1. 11-15 *\n");
         let left: Vec<_> = std::fs::read_dir(dir.join("new")).unwrap().collect();
         assert_eq!(left.len(), 1, "no temporary file left");

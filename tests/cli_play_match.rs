@@ -201,6 +201,20 @@ fn match_on_a_deck_range_plays_each_ballot_twice() {
     assert_eq!(out.status.code(), Some(2), "a bad value is a usage error");
 }
 
+/// The row of `player` in a match's final table, and its last column: the longest move, ms.
+fn longest_move<'a>(text: &'a str, player: &str) -> (&'a str, f64) {
+    let row = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(player))
+        .unwrap_or_else(|| panic!("no row for {player}: {text}"));
+    let max_ms = row
+        .split_whitespace()
+        .last()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no max ms: {row}"));
+    (row, max_ms)
+}
+
 /// `--early-a MS:PLY` gives A another time per move before a ply: with 5 ms a move and 400 ms
 /// before ply 12 (after a random opening of 4 plies: four moves of A's), A's longest move takes
 /// far longer than 5 ms (a floor, which a loaded machine only raises). With a clock or a player
@@ -221,15 +235,7 @@ fn match_early_time_applies_before_its_ply_only_to_an_engine_without_a_clock() {
         .output()
         .expect("binary runs");
     let text = succeeded(&out, "match --early-time");
-    let row = text
-        .lines()
-        .find(|l| l.starts_with("5ms-early400:12 "))
-        .unwrap_or_else(|| panic!("no row for A: {text}"));
-    let max_ms: f64 = row
-        .split_whitespace()
-        .last()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no max ms: {row}"));
+    let (row, max_ms) = longest_move(&text, "5ms-early400:12");
     assert!(max_ms >= 100.0, "{row}");
     for bad in [
         &["--early-a", "100:4", "--clock-a", "5+1"][..],
@@ -265,15 +271,7 @@ fn match_time_after_the_book_spends_what_the_book_moves_left() {
         .output()
         .expect("binary runs");
     let text = succeeded(&out, "match --after-book-a");
-    let row = text
-        .lines()
-        .find(|l| l.starts_with("A:20ms-afterbook10:2 ") && !l.contains("losses"))
-        .unwrap_or_else(|| panic!("no row for A: {text}"));
-    let max_ms: f64 = row
-        .split_whitespace()
-        .last()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no max ms: {row}"));
+    let (row, max_ms) = longest_move(&text, "A:20ms-afterbook10:2");
     assert!(max_ms >= 40.0, "{row}");
     for bad in [
         &["--after-book-a", "2:4", "--player-a", "random"][..],

@@ -410,7 +410,7 @@ impl Daemon {
             "txt"
         };
         let path = dir.join(format!("game-{secs}-{:03}.{ext}", self.records));
-        match write_atomically(&path, &text) {
+        match write_atomically(&path, text.as_bytes()) {
             Ok(()) => tracing::info!("game record written to {}", path.display()),
             Err(e) => tracing::warn!("cannot write the game record {}: {e}", path.display()),
         }

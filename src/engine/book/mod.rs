@@ -659,23 +659,14 @@ impl Book {
         Ok(head)
     }
 
-    /// Writes the book atomically: to a temporary file beside `path`, then renamed over it.
+    /// Writes the book atomically ([`crate::files::write_atomically`]): to a temporary file beside
+    /// `path`, synced, then renamed over it.
     pub fn save(&self, path: &Path) -> Result<(), BookError> {
         let bytes = self.to_bytes()?;
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        let io = |source| BookError::Io {
+        crate::files::write_atomically(path, &bytes).map_err(|source| BookError::Io {
             path: path.display().to_string(),
             source,
-        };
-        {
-            use std::io::Write;
-            let mut f = std::fs::File::create(&tmp).map_err(io)?;
-            f.write_all(&bytes).map_err(io)?;
-            f.sync_all().map_err(io)?;
-        }
-        std::fs::rename(&tmp, path).map_err(io)
+        })
     }
 
     /// Reads a book from file bytes, checking everything (see the module documentation).
