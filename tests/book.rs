@@ -327,15 +327,7 @@ fn the_same_seed_gives_the_same_game_and_other_seeds_other_games_at_the_easy_lev
 }
 
 fn bin(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkersbot"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
-    )
+    common::run_binary(args)
 }
 
 #[test]

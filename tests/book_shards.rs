@@ -7,6 +7,8 @@
 //! tests that drive it are marked ignored by `build.rs` (with what to install), except under CI,
 //! where they fail, saying so.
 
+mod common;
+
 use checkersbot::engine::book::shard::Shard;
 use checkersbot::engine::book::Book;
 use std::path::{Path, PathBuf};
@@ -18,15 +20,7 @@ fn bin() -> &'static str {
 
 /// Runs the binary: stdout, stderr, success.
 fn run(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(bin())
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
-    )
+    common::run_binary(args)
 }
 
 /// GNU parallel, or a failure that says how to install it.

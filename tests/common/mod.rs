@@ -301,3 +301,16 @@ pub fn signal(child: &Child, sig: libc::c_int) {
     let r = unsafe { libc::kill(pid, sig) };
     assert_eq!(r, 0, "kill: {}", std::io::Error::last_os_error());
 }
+
+/// Runs the binary with `args` to its end: its stdout, its stderr, and whether it succeeded.
+pub fn run_binary(args: &[&str]) -> (String, String, bool) {
+    let out = Process::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
