@@ -110,6 +110,15 @@ pub fn run_simulate(args: &SimulateArgs) -> Result<bool> {
         "--info".to_string(),
         "off".to_string(),
     ];
+    // No background database build unless asked for: a daemon a game would start one each time,
+    // and a level becoming ready in the middle of a run would change the bot's moves.
+    if !args
+        .daemon_args
+        .iter()
+        .any(|a| a.starts_with("--egdb-build"))
+    {
+        daemon_args.extend(["--egdb-build".to_string(), "off".to_string()]);
+    }
     if args.rotated {
         daemon_args.push("--rotated".into());
     }
