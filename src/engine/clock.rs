@@ -144,9 +144,20 @@ impl TimeControl {
 
     /// The budget of the next move with `left` on the clock after `played` moves of this side.
     pub fn budget(&self, left: Duration, played: u32) -> Budget {
+        self.budget_times(left, played, 1.0)
+    }
+
+    /// The budget of the next move with its soft limit `factor` times the usual one (1 or more),
+    /// and the hard limit from it, within the same caps ([`AfterBook`]).
+    pub fn budget_times(&self, left: Duration, played: u32, factor: f64) -> Budget {
         let margin = MARGIN.min(left / 4);
         let usable = left.saturating_sub(margin);
         let soft = usable / self.moves_to_go(played) + self.inc.mul_f64(0.75);
+        let soft = if factor > 1.0 {
+            soft.mul_f64(factor)
+        } else {
+            soft
+        };
         let hard = (soft * 4)
             .min(usable.mul_f64(0.4) + self.inc / 2)
             .min(usable.mul_f64(0.8));
@@ -261,18 +272,10 @@ impl AfterBook {
         played: u32,
         out_of_book: u32,
     ) -> Budget {
-        let b = tc.budget(left, played);
         if !self.applies(out_of_book) {
-            return b;
+            return tc.budget(left, played);
         }
-        let margin = MARGIN.min(left / 4);
-        let usable = left.saturating_sub(margin);
-        let cap = (usable.mul_f64(0.4) + tc.inc / 2).min(usable.mul_f64(0.8));
-        let hard = b.hard.mul_f64(self.factor()).min(cap).max(b.hard);
-        Budget {
-            soft: b.soft.mul_f64(self.factor()).min(hard),
-            hard,
-        }
+        tc.budget_times(left, played, self.factor())
     }
 }
 
