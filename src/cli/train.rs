@@ -1,9 +1,13 @@
 //! `checkersbot train`: fits the learned evaluation to self-play data and writes a weights file.
 
 use anyhow::{anyhow, Context, Result};
+use checkersbot::engine::book::Book;
 use checkersbot::engine::eval::{regions, LearnedWeights, Tiling};
+use checkersbot::learn::data::Record;
+use checkersbot::learn::deep::book_records;
 use checkersbot::learn::net::train_net;
 use checkersbot::learn::train::{train, EpochReport, TrainConfig};
+use checkersbot::rules::geometry::BoardSize;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -15,6 +19,15 @@ pub struct TrainArgs {
     /// with `--pdn` (e.g. `weights/games/*.pdn`), read as the records they stand for.
     #[arg(long, required = true, num_args = 1..)]
     data: Vec<PathBuf>,
+    /// Deep labels: positions scored by searches far deeper than the games', trained on with
+    /// their score as the whole target (whatever `--lambda`) and never held out. An opening book
+    /// (`books/8x8.cbbk`: its quiet positions, each scored by the book's minimax value) or data
+    /// files (e.g. `checkersbot relabel`'s); see docs/experiments/learned-evaluation.md.
+    #[arg(long, num_args = 1..)]
+    deep: Vec<PathBuf>,
+    /// How many times each deep label counts (its records repeated in every epoch).
+    #[arg(long, default_value_t = 1, requires = "deep")]
+    deep_weight: usize,
     /// The weights file to write.
     #[arg(long)]
     out: PathBuf,
@@ -79,6 +92,37 @@ pub struct TrainArgs {
     threads: Option<usize>,
 }
 
+/// The deep labels of `paths` (books or data files), all of `size`.
+fn read_deep(paths: &[PathBuf], size: BoardSize) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
+    for path in paths {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if bytes.starts_with(&checkersbot::engine::book::MAGIC) {
+            let book = Book::from_bytes(&bytes)
+                .with_context(|| format!("cannot read the book {}", path.display()))?;
+            if book.size() != size {
+                return Err(anyhow!(
+                    "{} is a {} book; the data is {size}",
+                    path.display(),
+                    book.size()
+                ));
+            }
+            out.extend(book_records(&book));
+        } else {
+            let (s, mut r) = super::common::read_data(std::slice::from_ref(path))?;
+            if s != size {
+                return Err(anyhow!(
+                    "{} holds {s} positions; the data is {size}",
+                    path.display()
+                ));
+            }
+            out.append(&mut r);
+        }
+    }
+    Ok(out)
+}
+
 fn parse_tiling(s: &str) -> Result<Tiling, String> {
     Tiling::parse(s).ok_or_else(|| format!("unknown tiling `{s}`: sparse or staggered"))
 }
@@ -86,10 +130,17 @@ fn parse_tiling(s: &str) -> Result<Tiling, String> {
 /// Runs `train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
     let start = Instant::now();
-    let (size, records) = super::common::read_data(&args.data)?;
-    if records.is_empty() {
+    let (size, games) = super::common::read_data(&args.data)?;
+    if games.is_empty() {
         return Err(anyhow!("the data files hold no positions"));
     }
+    let deep = read_deep(&args.deep, size)?;
+    let mut records = Vec::with_capacity(deep.len() * args.deep_weight + games.len());
+    for _ in 0..args.deep_weight {
+        records.extend_from_slice(&deep);
+    }
+    let score_only = records.len();
+    records.extend(games);
     let init = match &args.init {
         Some(p) => {
             let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
@@ -120,9 +171,17 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         seed: args.seed,
         threads: super::common::threads_or_cores(args.threads),
         phased: args.phased,
+        score_only,
     };
+    if !deep.is_empty() {
+        println!(
+            "{} deep labels, each counted {} time(s), trained on their scores alone",
+            deep.len(),
+            args.deep_weight
+        );
+    }
     println!(
-        "{} positions ({size}) read in {:.1} s; {:.0}% held out for validation; {} regions ({})",
+        "{} positions ({size}) read in {:.1} s; {:.0}% of the games' held out for validation; {} regions ({})",
         records.len(),
         start.elapsed().as_secs_f64(),
         cfg.valid * 100.0,

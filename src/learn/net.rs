@@ -14,8 +14,8 @@ use crate::engine::eval::{
 };
 use crate::learn::data::Record;
 use crate::learn::train::{
-    cross_entropy, for_chunks, parallel_mean, player_target, sigmoid, Adam, EpochReport,
-    TrainConfig, CHUNKS,
+    cross_entropy, for_chunks, lambda_at, parallel_mean, player_target, sigmoid, split, Adam,
+    EpochReport, TrainConfig, CHUNKS,
 };
 use crate::rng::Rng;
 use crate::rules::geometry::{BoardSize, Geometry};
@@ -61,12 +61,12 @@ fn extract_sized<G: Geometry>(
     records: &[Record],
     patterns: &LearnedWeights,
     k: f32,
-    lambda: f32,
+    (lambda, score_only): (f32, usize),
 ) -> Samples {
     let ev = Evaluator::<G>::with_tiling(Weights::default(), patterns.tiling);
     let mut inputs = Vec::with_capacity(records.len() * 40);
     let mut samples = Vec::with_capacity(records.len());
-    for r in records {
+    for (index, r) in records.iter().enumerate() {
         let pos: Position<G> = r.grid.to_position::<G>(r.side);
         let start = inputs.len() as u32;
         let player_len = push_view(&pos, Side::Player, &mut inputs);
@@ -79,7 +79,7 @@ fn extract_sized<G: Geometry>(
             player_to_move: r.side == Side::Player,
             phase: p.min(full) as f32 / full as f32,
             base: ev.learned_for_player(patterns, &pos) as f32,
-            target: player_target(r, k, lambda),
+            target: player_target(r, k, lambda_at(index, score_only, lambda)),
         });
     }
     Samples { inputs, samples }
@@ -90,15 +90,15 @@ fn extract(
     records: &[Record],
     patterns: &LearnedWeights,
     k: f32,
-    lambda: f32,
+    target: (f32, usize),
 ) -> Samples {
     use crate::rules::geometry::{G10, G12, G4, G6, G8};
     match size {
-        BoardSize::S4 => extract_sized::<G4>(records, patterns, k, lambda),
-        BoardSize::S6 => extract_sized::<G6>(records, patterns, k, lambda),
-        BoardSize::S8 => extract_sized::<G8>(records, patterns, k, lambda),
-        BoardSize::S10 => extract_sized::<G10>(records, patterns, k, lambda),
-        BoardSize::S12 => extract_sized::<G12>(records, patterns, k, lambda),
+        BoardSize::S4 => extract_sized::<G4>(records, patterns, k, target),
+        BoardSize::S6 => extract_sized::<G6>(records, patterns, k, target),
+        BoardSize::S8 => extract_sized::<G8>(records, patterns, k, target),
+        BoardSize::S10 => extract_sized::<G10>(records, patterns, k, target),
+        BoardSize::S12 => extract_sized::<G12>(records, patterns, k, target),
     }
 }
 
@@ -301,7 +301,7 @@ pub fn train_net(
     let k = cfg.k.unwrap_or(patterns.k);
     let mut bare = patterns.clone();
     bare.net = None;
-    let data = extract(size, records, &bare, k, cfg.lambda);
+    let data = extract(size, records, &bare, k, (cfg.lambda, cfg.score_only));
     let start = start.filter(|f| f.inputs == net_inputs(size));
     let l = Layout {
         inputs: net_inputs(size),
@@ -321,10 +321,7 @@ pub fn train_net(
             p
         }
     };
-    let n = data.samples.len();
-    let n_valid = ((n as f32 * cfg.valid) as usize).min(n);
-    let valid: Vec<usize> = (n - n_valid..n).collect();
-    let mut order: Vec<usize> = (0..n - n_valid).collect();
+    let (valid, mut order) = split(data.samples.len(), cfg.score_only, cfg.valid);
     let threads = cfg.threads.max(1);
     on_epoch(&EpochReport {
         epoch: 0,
@@ -466,7 +463,7 @@ pub(crate) mod tests {
                 .iter()
                 .map(|p| Record::new(p, crate::learn::data::Outcome::Draw, 0, 0))
                 .collect();
-            let data = extract(BoardSize::S8, &records, &patterns, 100.0, 0.5);
+            let data = extract(BoardSize::S8, &records, &patterns, 100.0, (0.5, 0));
             let l = Layout {
                 inputs: f.inputs,
                 phased: phased_net,

@@ -55,6 +55,10 @@ pub struct TrainConfig {
     /// With a network: give it an opening and an endgame output layer, blended by the pieces
     /// on the board ([`crate::engine::eval::Net::end`]).
     pub phased: bool,
+    /// How many of the first records are deep labels: positions without a game of their own
+    /// (the book's, or searched again far deeper), whose target is their score alone, whatever
+    /// `lambda`, and which are never held out (validation stays on the games at the end).
+    pub score_only: usize,
 }
 
 impl Default for TrainConfig {
@@ -71,6 +75,7 @@ impl Default for TrainConfig {
             seed: 1,
             threads: 1,
             phased: false,
+            score_only: 0,
         }
     }
 }
@@ -163,24 +168,42 @@ pub(crate) fn player_target(r: &Record, k: f32, lambda: f32) -> f32 {
     }
 }
 
+/// The `lambda` of the record at `index`: 0 (its score alone) for the first `score_only`
+/// records, the deep labels ([`TrainConfig::score_only`]), else `lambda`.
+pub(crate) fn lambda_at(index: usize, score_only: usize, lambda: f32) -> f32 {
+    if index < score_only {
+        0.0
+    } else {
+        lambda
+    }
+}
+
+/// The indices held out for validation and those trained on: the last `valid` of the records
+/// after the first `score_only` (the games'), and the rest.
+pub(crate) fn split(n: usize, score_only: usize, valid: f32) -> (Vec<usize>, Vec<usize>) {
+    let games = n - score_only.min(n);
+    let n_valid = ((games as f32 * valid) as usize).min(games);
+    ((n - n_valid..n).collect(), (0..n - n_valid).collect())
+}
+
 fn extract_sized<G: Geometry>(
     records: &[Record],
     tiling: Tiling,
     net: Option<&Net>,
     k: f32,
-    lambda: f32,
+    (lambda, score_only): (f32, usize),
 ) -> Samples {
     let ev = Evaluator::<G>::with_tiling(Weights::default(), tiling);
     let mut feats = Vec::with_capacity(records.len() * 30);
     let mut samples = Vec::with_capacity(records.len());
-    for r in records {
+    for (index, r) in records.iter().enumerate() {
         let pos: Position<G> = r.grid.to_position::<G>(r.side);
         let start = feats.len() as u32;
         ev.features(&pos, &mut |i, v| {
             feats.push((i as u32, v.clamp(i16::MIN as i32, i16::MAX as i32) as i16))
         });
         let (p, full) = ev.phase(&pos);
-        let target = player_target(r, k, lambda);
+        let target = player_target(r, k, lambda_at(index, score_only, lambda));
         samples.push(Sample {
             start,
             len: (feats.len() as u32 - start) as u16,
@@ -199,16 +222,16 @@ fn extract(
     records: &[Record],
     start: &LearnedWeights,
     k: f32,
-    lambda: f32,
+    target: (f32, usize),
 ) -> Samples {
     use crate::rules::geometry::{G10, G12, G4, G6, G8};
     let (tiling, net) = (start.tiling, start.net.as_ref());
     match size {
-        BoardSize::S4 => extract_sized::<G4>(records, tiling, net, k, lambda),
-        BoardSize::S6 => extract_sized::<G6>(records, tiling, net, k, lambda),
-        BoardSize::S8 => extract_sized::<G8>(records, tiling, net, k, lambda),
-        BoardSize::S10 => extract_sized::<G10>(records, tiling, net, k, lambda),
-        BoardSize::S12 => extract_sized::<G12>(records, tiling, net, k, lambda),
+        BoardSize::S4 => extract_sized::<G4>(records, tiling, net, k, target),
+        BoardSize::S6 => extract_sized::<G6>(records, tiling, net, k, target),
+        BoardSize::S8 => extract_sized::<G8>(records, tiling, net, k, target),
+        BoardSize::S10 => extract_sized::<G10>(records, tiling, net, k, target),
+        BoardSize::S12 => extract_sized::<G12>(records, tiling, net, k, target),
     }
 }
 
@@ -353,7 +376,7 @@ pub fn train(
     on_epoch: &mut dyn FnMut(&EpochReport),
 ) -> LearnedWeights {
     let k = cfg.k.unwrap_or_else(|| fit_k(records));
-    let data = extract(size, records, start, k, cfg.lambda);
+    let data = extract(size, records, start, k, (cfg.lambda, cfg.score_only));
     let per = params_per_phase(size, start.tiling);
     let dense_from = per - crate::engine::eval::DENSE;
     let scale = crate::engine::eval::WEIGHT_SCALE as f32;
@@ -370,10 +393,7 @@ pub fn train(
     } else {
         (vec![0.0; 2 * per], dense_from)
     };
-    let n = data.samples.len();
-    let n_valid = ((n as f32 * cfg.valid) as usize).min(n);
-    let valid: Vec<usize> = (n - n_valid..n).collect();
-    let mut order: Vec<usize> = (0..n - n_valid).collect();
+    let (valid, mut order) = split(data.samples.len(), cfg.score_only, cfg.valid);
     let threads = cfg.threads.max(1);
     on_epoch(&EpochReport {
         epoch: 0,
@@ -576,6 +596,58 @@ pub(crate) mod tests {
             &mut |_| {},
         );
         assert_eq!(again, got);
+    }
+
+    /// Deep labels (`score_only`) are trained on their scores whatever `lambda`, and are not held
+    /// out: the same records with a lost result, trained on results alone, pull the scores down
+    /// unless they are marked deep.
+    #[test]
+    fn deep_labels_train_on_their_scores_alone_and_stay_out_of_validation() {
+        let size = BoardSize::S8;
+        let per = params_per_phase(size, Tiling::Sparse);
+        let men = per - crate::engine::eval::DENSE + Dense::Men as usize;
+        let mut w = vec![0.0f32; per];
+        w[men] = 100.0;
+        let known = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &w, &w);
+        let records: Vec<Record> = labelled_by(&known, 3000, 5)
+            .into_iter()
+            .map(|r| Record {
+                outcome: Outcome::Loss,
+                ..r
+            })
+            .collect();
+        let results_only = TrainConfig {
+            lambda: 1.0,
+            valid: 0.0,
+            ..synthetic(20, 2.0, 1e-3)
+        };
+        let mean_off = |w: &LearnedWeights| {
+            records
+                .iter()
+                .map(|r| f64::from(learned_score(w, &r.position()) - i32::from(r.score)))
+                .sum::<f64>()
+                / records.len() as f64
+        };
+        let start = LearnedWeights::initial(size, Tiling::Sparse);
+        let deep = train(
+            size,
+            &records,
+            &start,
+            &TrainConfig {
+                score_only: records.len(),
+                ..results_only.clone()
+            },
+            &mut |_| {},
+        );
+        let games = train(size, &records, &start, &results_only, &mut |_| {});
+        let (deep, games) = (mean_off(&deep), mean_off(&games));
+        assert!(deep.abs() < 15.0, "deep labels: {deep} off their scores");
+        assert!(games < -100.0, "as lost games: {games} off their scores");
+        // Validation comes from the records after the deep ones.
+        let (valid, order) = split(100, 40, 0.1);
+        assert_eq!(valid, (94..100).collect::<Vec<_>>());
+        assert_eq!(order, (0..94).collect::<Vec<_>>());
+        assert_eq!(split(10, 10, 0.5), (Vec::new(), (0..10).collect()));
     }
 
     /// Labels from known patterns plus a network: patterns trained with that network in their
