@@ -509,6 +509,14 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// Weights that count the men alone, 100 a man in both phases (K 100).
+    fn men_only(size: BoardSize) -> LearnedWeights {
+        let per = params_per_phase(size, Tiling::Sparse);
+        let mut w = vec![0.0f32; per];
+        w[per - crate::engine::eval::DENSE + Dense::Men as usize] = 100.0;
+        LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &w, &w)
+    }
+
     /// Small-batch training on score labels at K 100, as the synthetic tests use it.
     fn synthetic(epochs: usize, lr: f32, l2: f32) -> TrainConfig {
         TrainConfig {
@@ -604,11 +612,7 @@ pub(crate) mod tests {
     #[test]
     fn deep_labels_train_on_their_scores_alone_and_stay_out_of_validation() {
         let size = BoardSize::S8;
-        let per = params_per_phase(size, Tiling::Sparse);
-        let men = per - crate::engine::eval::DENSE + Dense::Men as usize;
-        let mut w = vec![0.0f32; per];
-        w[men] = 100.0;
-        let known = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &w, &w);
+        let known = men_only(size);
         let records: Vec<Record> = labelled_by(&known, 3000, 5)
             .into_iter()
             .map(|r| Record {
@@ -657,11 +661,7 @@ pub(crate) mod tests {
     #[test]
     fn patterns_are_fitted_on_top_of_a_fixed_network() {
         let size = BoardSize::S8;
-        let per = params_per_phase(size, Tiling::Sparse);
-        let men = per - crate::engine::eval::DENSE + Dense::Men as usize;
-        let mut w = vec![0.0f32; per];
-        w[men] = 100.0;
-        let mut truth = LearnedWeights::from_cp(size, Tiling::Sparse, 100.0, &w, &w);
+        let mut truth = men_only(size);
         let mut net = crate::learn::net::tests::random_net(11, size);
         net.v.iter_mut().for_each(|x| *x *= 2.0);
         truth.net = Some(net.quantize());
