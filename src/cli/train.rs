@@ -100,14 +100,10 @@ fn read_deep(paths: &[PathBuf], size: BoardSize) -> Result<Vec<Record>> {
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         if bytes.starts_with(&checkersbot::engine::book::MAGIC) {
             let book = Book::from_bytes(&bytes)
-                .with_context(|| format!("cannot read the book {}", path.display()))?;
-            if book.size() != size {
-                return Err(anyhow!(
-                    "{} is a {} book; the data is {size}",
-                    path.display(),
-                    book.size()
-                ));
-            }
+                .and_then(|b| b.check_size(size).map(|()| b))
+                .with_context(|| {
+                    format!("cannot take the book {} as deep labels", path.display())
+                })?;
             out.extend(book_records(&book));
         } else {
             let (s, mut r) = super::common::read_data(std::slice::from_ref(path))?;
