@@ -40,6 +40,69 @@ pub const STAGES: [u32; 3] = [4, 5, 6];
 /// holds 2.9 GB at its peak, and the daemon then holds 784 MiB of it.
 pub const SIX_PIECES_MEMORY: u64 = 6 << 30;
 
+/// Bytes on disk of the 8x8 database up to `pieces` pieces, measured and rounded up (1.3 MB up to
+/// 4, 31.6 MB up to 5, 140 MB up to 6: docs/experiments/endgame-databases.md).
+pub fn footprint(pieces: u32) -> u64 {
+    const MB: u64 = 1_000_000;
+    match pieces {
+        0..=4 => 2 * MB,
+        5 => 33 * MB,
+        _ => 150 * MB,
+    }
+}
+
+/// Room a level needs beside what it writes: the disk is not filled to its last byte.
+pub const DISK_MARGIN: u64 = 64 * 1_000_000;
+
+/// Refuses a level the disk cannot hold, before any of it is written: `free` bytes free for the
+/// daemon's user on the directory's disk, `have` bytes of slices already there (a level goes on
+/// from them). The error says how much is free and how much the level needs.
+pub fn disk_room(pieces: u32, free: u64, have: u64) -> Result<(), String> {
+    let need = footprint(pieces).saturating_sub(have) + DISK_MARGIN;
+    if free >= need {
+        return Ok(());
+    }
+    let fewer = if pieces > STAGES[0] {
+        format!(", or `--egdb-build {}` for fewer pieces", pieces - 1)
+    } else {
+        String::new()
+    };
+    Err(format!(
+        "the disk has {} MB free and the database up to {pieces} pieces needs about {} MB more \
+         ({} MB of it, {} MB kept free); free some space, or turn the build off \
+         (`serve --egdb-build off`{fewer})",
+        free / 1_000_000,
+        need / 1_000_000,
+        footprint(pieces).saturating_sub(have) / 1_000_000,
+        DISK_MARGIN / 1_000_000,
+    ))
+}
+
+/// Bytes free for an unprivileged user on the disk of `dir`, or `None` when it cannot be read.
+fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs fills the struct we pass from a NUL-terminated path.
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(path.as_ptr(), &mut st) != 0 {
+            return None;
+        }
+        Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+    }
+}
+
+/// Bytes of the files in `dir` (the slices a build goes on from).
+fn bytes_in(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |entries| {
+        entries
+            .filter_map(|e| e.ok()?.metadata().ok())
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+            .sum()
+    })
+}
+
 /// What the background build is doing, for `status` and the operator page.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BuildState {
@@ -229,6 +292,18 @@ fn run(plan: &BuildPlan, events: &Sender<Event>, pauser: &Pauser) {
     for pieces in levels {
         if !tell(BuildNews::Building(pieces)) {
             return;
+        }
+        match free_bytes(&sdir) {
+            Some(free) => {
+                if let Err(why) = disk_room(pieces, free, bytes_in(&sdir)) {
+                    tell(BuildNews::Failed { pieces, why });
+                    return;
+                }
+            }
+            None => tracing::warn!(
+                "cannot read the free space on the disk of {}; building without checking it",
+                sdir.display()
+            ),
         }
         let result = build_level(plan, pieces, pauser).and_then(|()| open_level(plan, pieces));
         match result {
@@ -502,6 +577,36 @@ mod tests {
         assert_eq!(auto_pieces(Some(4 << 30)), 5);
         assert_eq!(auto_pieces(Some(8 << 30)), 6);
         assert_eq!(auto_pieces(None), 6);
+    }
+
+    #[test]
+    fn a_level_the_disk_cannot_hold_is_refused_before_it_starts() {
+        const MB: u64 = 1_000_000;
+        // Room for the level and the margin: built.
+        assert_eq!(disk_room(5, 200 * MB, 0), Ok(()));
+        assert_eq!(disk_room(6, 220 * MB, 0), Ok(()));
+        // 100 MB free is not enough for 6 pieces from nothing...
+        let why = disk_room(6, 100 * MB, 0).expect_err("140 MB do not fit in 100");
+        assert!(why.contains("100 MB free"), "{why}");
+        assert!(why.contains("--egdb-build off"), "{why}");
+        assert!(why.contains("--egdb-build 5"), "{why}");
+        // ...but it is for one that goes on from 120 MB of slices already written.
+        assert_eq!(disk_room(6, 100 * MB, 120 * MB), Ok(()));
+        // The margin is kept even when every slice is there; the first level has no fewer.
+        let why = disk_room(4, DISK_MARGIN - 1, footprint(4)).expect_err("the margin is kept");
+        assert!(!why.contains("for fewer pieces"), "{why}");
+    }
+
+    #[test]
+    fn the_free_space_and_the_slices_of_a_directory_are_read() {
+        let dir = std::env::temp_dir().join(format!("cb-disk-room-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("a.slice"), vec![0u8; 1000]).expect("write");
+        std::fs::write(dir.join("b.slice"), vec![0u8; 234]).expect("write");
+        assert_eq!(bytes_in(&dir), 1234);
+        assert!(free_bytes(&dir).is_some_and(|free| free > 0));
+        assert_eq!(free_bytes(&dir.join("not-there")), None);
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
