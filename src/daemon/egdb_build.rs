@@ -16,7 +16,8 @@
 //! the daemon opens only complete levels ([`Egdb::open_complete`]).
 //!
 //! A level is opened on a thread of its own, also at the lowest priority and on one core (the
-//! 8x8 database up to 6 pieces decompresses 784 MiB), and handed to the event loop as
+//! 8x8 database up to 6 pieces decompresses 784 MiB), waiting between slice files while the bot
+//! searches as the build does, and handed to the event loop as
 //! [`Event::EgdbBuild`]; the loop puts it in the settings, so the next search uses it (a search
 //! under way keeps the database it started with). What the build does is in `status`
 //! (`egdbpieces`, `egdbbuild`) and on the operator page.
@@ -29,7 +30,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// The levels built one after the other, each a database of its own once complete: up to 4
@@ -206,7 +207,7 @@ impl BuildPlan {
 /// searches). A signal is sent only to a child that has not been reaped, so never to another
 /// process that took its number.
 #[derive(Clone, Debug, Default)]
-pub struct Pauser(Arc<Mutex<Pause>>);
+pub struct Pauser(Arc<(Mutex<Pause>, Condvar)>);
 
 #[derive(Debug, Default)]
 struct Pause {
@@ -218,7 +219,16 @@ struct Pause {
 
 impl Pauser {
     fn lock(&self) -> std::sync::MutexGuard<'_, Pause> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Returns when no search holds the build (at once when none does): the opening of a
+    /// level, which runs in the daemon's own process, waits here between slice files.
+    pub fn wait_while_paused(&self) {
+        let mut p = self.lock();
+        while p.paused {
+            p = self.0 .1.wait(p).unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// The daemon starts (`true`) or ends (`false`) a search: the child, if any, is stopped or
@@ -229,6 +239,7 @@ impl Pauser {
             return;
         }
         p.paused = paused;
+        self.0 .1.notify_all();
         if let Some(pid) = p.child {
             let sig = if paused { libc::SIGSTOP } else { libc::SIGCONT };
             // SAFETY: kill on the pid of a child that has not been reaped (see `ended`).
@@ -305,7 +316,8 @@ fn run(plan: &BuildPlan, events: &Sender<Event>, pauser: &Pauser) {
                 sdir.display()
             ),
         }
-        let result = build_level(plan, pieces, pauser).and_then(|()| open_level(plan, pieces));
+        let result =
+            build_level(plan, pieces, pauser).and_then(|()| open_level(plan, pieces, pauser));
         match result {
             Ok(db) => {
                 if !tell(BuildNews::Ready { pieces, db }) {
@@ -471,8 +483,10 @@ fn build_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<(), Str
     Ok(())
 }
 
-/// Opens the complete levels of the directory on one core at the lowest priority.
-fn open_level(plan: &BuildPlan, pieces: u32) -> Result<Arc<Egdb>, String> {
+/// Opens the complete levels of the directory on one core at the lowest priority, waiting
+/// between slice files while the bot searches (the open is in the daemon's process, where no
+/// SIGSTOP can hold it).
+fn open_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<Arc<Egdb>, String> {
     let have = complete_pieces(&plan.dir, plan.size);
     if have < pieces {
         return Err(format!(
@@ -488,7 +502,9 @@ fn open_level(plan: &BuildPlan, pieces: u32) -> Result<Arc<Egdb>, String> {
         .map_err(|e| format!("cannot start the thread that opens the database: {e}"))?;
     let start = Instant::now();
     let db = pool
-        .install(|| Egdb::open_complete(&plan.dir, plan.cache_mb))
+        .install(|| {
+            Egdb::open_complete_between(&plan.dir, plan.cache_mb, &|| pauser.wait_while_paused())
+        })
         .map_err(|e| format!("the database built does not open: {e}"))?;
     tracing::info!(
         "endgame database up to {} pieces opened in {} ms ({} MiB, {})",
@@ -606,6 +622,48 @@ mod tests {
         assert_eq!(bytes_in(&dir), 1234);
         assert!(free_bytes(&dir).is_some_and(|free| free > 0));
         assert_eq!(free_bytes(&dir.join("not-there")), None);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_level_is_not_opened_while_the_bot_searches() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (dir, _) = crate::engine::egdb::build::small_test_db("pause-open");
+        let slices = std::fs::read_dir(dir.join("6x6"))
+            .expect("6x6 slices")
+            .count();
+        let pauser = Pauser::default();
+        pauser.set_paused(true);
+        let reads = Arc::new(AtomicUsize::new(0));
+        let opening = {
+            let (dir, pauser, reads) = (dir.clone(), pauser.clone(), reads.clone());
+            std::thread::spawn(move || {
+                Egdb::open_complete_between(&dir, 16, &|| {
+                    reads.fetch_add(1, Ordering::SeqCst);
+                    pauser.wait_while_paused();
+                })
+            })
+        };
+        // The opening reaches its first slice file and waits there for as long as the search.
+        let start = Instant::now();
+        while reads.load(Ordering::SeqCst) == 0 && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(reads.load(Ordering::SeqCst), 1);
+        assert!(!opening.is_finished());
+        // The search answered: it goes on and opens every slice.
+        pauser.set_paused(false);
+        let db = opening
+            .join()
+            .expect("no panic")
+            .expect("the database opens");
+        assert_eq!(db.max_pieces(BoardSize::S6), 4);
+        assert!(
+            reads.load(Ordering::SeqCst) >= slices,
+            "{} of {slices}",
+            reads.load(Ordering::SeqCst)
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -174,7 +174,7 @@ impl Egdb {
     /// blocks a file no longer holds (it shrank under the running program). Missing slices are
     /// reported here (a warning), and the database is then used below the fewest pieces missing.
     pub fn open(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
-        Egdb::open_where(dir, cache_mb, false)
+        Egdb::open_where(dir, cache_mb, false, &|| ())
     }
 
     /// [`Egdb::open`] of the complete levels only: on each board size, the slices up to the most
@@ -183,10 +183,26 @@ impl Egdb {
     /// held in memory, and are no reason for a warning. [`EgdbError::Empty`] when no level is
     /// complete.
     pub fn open_complete(dir: &Path, cache_mb: usize) -> Result<Egdb, EgdbError> {
-        Egdb::open_where(dir, cache_mb, true)
+        Egdb::open_where(dir, cache_mb, true, &|| ())
     }
 
-    fn open_where(dir: &Path, cache_mb: usize, complete_only: bool) -> Result<Egdb, EgdbError> {
+    /// [`Egdb::open_complete`] that calls `between` before it reads each slice file (its header,
+    /// then its values when they are held in memory): the daemon's background opening waits
+    /// there while the bot searches.
+    pub fn open_complete_between(
+        dir: &Path,
+        cache_mb: usize,
+        between: &(dyn Fn() + Sync),
+    ) -> Result<Egdb, EgdbError> {
+        Egdb::open_where(dir, cache_mb, true, between)
+    }
+
+    fn open_where(
+        dir: &Path,
+        cache_mb: usize,
+        complete_only: bool,
+        between: &(dyn Fn() + Sync),
+    ) -> Result<Egdb, EgdbError> {
         let mut sizes = Vec::new();
         let mut any = false;
         for size in BoardSize::ALL {
@@ -212,6 +228,7 @@ impl Egdb {
                     db.slot = vec![u32::MAX; SliceKey::SLOTS];
                 }
                 for p in paths {
+                    between();
                     let f = SliceFile::open(&p)?;
                     if f.header.version < PROBE_MIN_VERSION {
                         return Err(EgdbError::OldFormat(p, f.header.version));
@@ -242,11 +259,14 @@ impl Egdb {
                 db.resident = db
                     .slices
                     .par_iter()
-                    .map(|f| match f.read_raw() {
-                        Ok(v) => v.into_boxed_slice(),
-                        Err(e) => {
-                            tracing::warn!("{e}; that slice is read block by block");
-                            Box::default()
+                    .map(|f| {
+                        between();
+                        match f.read_raw() {
+                            Ok(v) => v.into_boxed_slice(),
+                            Err(e) => {
+                                tracing::warn!("{e}; that slice is read block by block");
+                                Box::default()
+                            }
                         }
                     })
                     .collect();
