@@ -149,12 +149,14 @@ class Daemon:
     """`checkersbot serve --http 127.0.0.1:0` over pipes; its page's URL from its log."""
 
     def __init__(self, binary: str, args: list[str], cache: Optional[str] = None) -> None:
-        # No cache by default (nothing is loaded or built there); `cache` for a measurement of
-        # the background database build.
+        # No cache by default: nothing is loaded from one, and the background database build
+        # is off (into no cache it could only fail, and the page would say so); `cache` for a
+        # measurement of the background database build.
         env = dict(os.environ, XDG_CACHE_HOME=cache or "/dev/null/checkersbot-tests-cache")
         env.pop("RUST_LOG", None)
+        build = [] if cache else ["--egdb-build", "off"]
         self.proc = subprocess.Popen(
-            [binary, "serve", "--http", "127.0.0.1:0", "--log-level", "info", *args],
+            [binary, "serve", "--http", "127.0.0.1:0", "--log-level", "info", *build, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
