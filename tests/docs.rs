@@ -380,7 +380,11 @@ fn the_cli_reference_holds_every_commands_help() {
                 // The block runs from the marker to the closing fence after its opening one.
                 let after = &text[at..];
                 let open = after.find("```text\n").map(|i| i + "```text\n".len());
-                let close = open.and_then(|o| after[o..].find("\n```").map(|c| o + c + 4));
+                // An empty block (a new command's, to be blessed) closes at once.
+                let close = open.and_then(|o| match after[o..].starts_with("```") {
+                    true => Some(o + 3),
+                    false => after[o..].find("\n```").map(|c| o + c + 4),
+                });
                 let Some(end) = close else {
                     failures.push(format!("{mark}: no ```text block after it"));
                     continue;

@@ -1049,3 +1049,74 @@ fn database_files_truncated_under_a_running_daemon_give_unknown_not_a_crash() {
     assert!(said.contains("cannot be read"), "{said}");
     std::fs::remove_dir_all(&copy).ok();
 }
+
+#[test]
+fn audit_command_reports_a_thrown_win_by_player() {
+    let (dir, _, _) = db8();
+    let exe = env!("CARGO_BIN_EXE_checkersbot");
+    let games = temp_dir("audit");
+    std::fs::create_dir_all(&games).expect("mkdir");
+    let file = games.join("games.pdn");
+    // Game 1: two white kings (22, 29) against a black king (15), White to move: a win, until
+    // 22-18 gives a king away (15x22) and leaves the other shut in on 29. Game 2 never gets
+    // down to the database's 4 pieces.
+    std::fs::write(
+        &file,
+        "[Black \"b1\"]\n[White \"w1\"]\n[Result \"0-1\"]\n[SetUp \"1\"]\n[FEN \"W:WK22,K29:BK15\"]\n\n\
+         1... 22-18 2. 15x22 0-1\n\n\
+         [Black \"w1\"]\n[White \"b1\"]\n[Result \"*\"]\n\n1. 11-15 23-19 *\n",
+    )
+    .expect("write");
+    let audit = || {
+        std::process::Command::new(exe)
+            .args(["egdb", "audit", "--dir"])
+            .arg(dir)
+            .arg(&file)
+            .output()
+            .expect("run")
+    };
+    let out = audit();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert!(
+        lines[0].ends_with(
+            "game 1 (b1 - w1): in at ply 0 (3 pieces), loss for Black; ply 1 White (w1) win -> loss \
+             (0 plies without progress); result 0-1"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        lines[1],
+        "2 games read, 1 came into the database (1 never did); by player:"
+    );
+    let cells = |line: &str| {
+        line.split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // player, games, came in, came in w-d-l, ended w-d-l, result moved, own moves (3), overtaken,
+    // wins not taken.
+    assert_eq!(
+        cells(lines[3]),
+        cells("b1 2 1 0-0-1 1-0-0 1 0 0 0 0 0"),
+        "{text}"
+    );
+    assert_eq!(
+        cells(lines[4]),
+        cells("w1 2 1 1-0-0 0-0-1 1 0 1 0 0 0"),
+        "{text}"
+    );
+    // A game that cannot be read is named.
+    std::fs::write(&file, "[Black \"x\"]\n1. 11-15 11-15 *\n").expect("write");
+    let out = audit();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("game 1") && err.contains("not legal"), "{err}");
+    let _ = std::fs::remove_dir_all(&games);
+}

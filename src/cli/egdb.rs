@@ -31,6 +31,15 @@ enum EgdbCommand {
     Probe(ProbeArgs),
     /// Positions, wins, losses, draws, size on disk and build time per board size and piece count.
     Info(InfoArgs),
+    /// Where recorded 8x8 games came into the database and which moves after that changed its
+    /// value, by player
+    ///
+    /// Reads PDN games (e.g. `match --pdn`): prints a line for each game in which a move changed
+    /// the database's value (a win let go, a draw lost) or whose result is not its last database
+    /// value, then a table by player (the `Black` and `White` tags). A change that the
+    /// no-progress rule overtook (the game drawn before the next capture or man's move) is
+    /// counted apart: the database knows no move counts, so it cost nothing.
+    Audit(AuditArgs),
 }
 
 #[derive(Args, Debug)]
@@ -70,6 +79,16 @@ struct ProbeArgs {
 }
 
 #[derive(Args, Debug)]
+struct AuditArgs {
+    /// PDN files of 8x8 games.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Database directory (default as for build).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 struct InfoArgs {
     /// Database directory (default as for build).
     #[arg(long)]
@@ -91,6 +110,7 @@ pub fn run(args: &EgdbArgs) -> Result<()> {
         EgdbCommand::Build(a) => run_build(a),
         EgdbCommand::Probe(a) => run_probe(a),
         EgdbCommand::Info(a) => run_info(a),
+        EgdbCommand::Audit(a) => super::egdb_audit::run(a.files.as_slice(), &open(&a.dir)?),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod bench_search;
 pub mod book;
 pub mod common;
 pub mod egdb;
+pub mod egdb_audit;
 pub mod hub;
 pub mod matches;
 pub mod moves;
@@ -63,7 +64,7 @@ pub enum Command {
     Relabel(relabel::RelabelArgs),
     /// Fit the learned evaluation's weights to self-play data.
     Train(train::TrainArgs),
-    /// Endgame databases: build, probe, info.
+    /// Endgame databases: build, probe, info, audit.
     Egdb(egdb::EgdbArgs),
     /// Opening book: build, lines, merge, info, probe, stats.
     Book(book::BookArgs),

@@ -339,34 +339,147 @@ fn join_dash(path: &[Coord]) -> String {
 /// assert_eq!(moves.len(), 2);
 /// ```
 pub fn read_game(text: &str) -> Result<(AnyPosition, Vec<MoveInfo>), PdnError> {
-    let mut start = AnyPosition::initial(BoardSize::S8, Side::Bot);
-    let mut words = Vec::new();
+    let mut raw = RawGame::default();
     for token in Tokens::new(text) {
-        match token? {
-            Token::Tag(tag) => {
-                if let Some((_, fen)) = tag_pair(tag).filter(|(k, _)| k.eq_ignore_ascii_case("FEN"))
-                {
-                    let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
-                    start = AnyPosition::from_grid(&grid, side);
-                }
+        raw.take(token?);
+    }
+    let game = raw.play()?;
+    Ok((game.start, game.moves))
+}
+
+/// One game of a PDN file, as [`read_games`] reads it.
+#[derive(Clone, Debug)]
+pub struct PdnGame {
+    /// Its tag pairs in the order written (key, value without quotes).
+    pub tags: Vec<(String, String)>,
+    /// The start: the `FEN` tag's position, else the standard start with Black to move.
+    pub start: AnyPosition,
+    /// The moves played from the start.
+    pub moves: Vec<MoveInfo>,
+    /// The result: the `Result` tag's, else the one after the moves (`Unfinished` for `*`, for a
+    /// token this reader does not know, or for none).
+    pub result: GameResult,
+}
+
+impl PdnGame {
+    /// The value of tag `key` (compared without regard to case).
+    pub fn tag(&self, key: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The positions of the game: the start, then the position after each move.
+    pub fn positions(&self) -> Vec<AnyPosition> {
+        let mut out = Vec::with_capacity(self.moves.len() + 1);
+        let mut pos = self.start;
+        out.push(pos);
+        for m in &self.moves {
+            match pos.play(m) {
+                Some(next) => pos = next,
+                None => break,
             }
-            Token::Word(w) => words.push(w),
+            out.push(pos);
+        }
+        out
+    }
+}
+
+/// Reads every game of an 8x8 PDN file, as [`read_game`] reads one: a tag pair after move text
+/// starts the next game. A game that cannot be read is an error naming its number (from 1).
+///
+/// ```
+/// use checkersbot::rules::pdn::{read_games, GameResult};
+/// let text = "[Black \"a\"]\n[Result \"0-1\"]\n1. 11-15 *\n\n[Black \"b\"]\n1. 9-13 21-17 1/2-1/2\n";
+/// let games = read_games(text).unwrap();
+/// assert_eq!(games.len(), 2);
+/// assert_eq!((games[0].tag("black"), games[0].moves.len()), (Some("a"), 1));
+/// assert_eq!((games[1].result, games[1].positions().len()), (GameResult::Draw, 3));
+/// ```
+pub fn read_games(text: &str) -> Result<Vec<PdnGame>, (usize, PdnError)> {
+    let mut raws = vec![RawGame::default()];
+    for token in Tokens::new(text) {
+        let token = token.map_err(|e| (raws.len(), e))?;
+        let last = raws.len() - 1;
+        if matches!(token, Token::Tag(_)) && !raws[last].words.is_empty() {
+            raws.push(RawGame::default());
+        }
+        let last = raws.len() - 1;
+        raws[last].take(token);
+    }
+    raws.into_iter()
+        .filter(|r| !r.words.is_empty() || !r.tags.is_empty())
+        .enumerate()
+        .map(|(i, r)| r.play().map_err(|e| (i + 1, e)))
+        .collect()
+}
+
+/// One game's tags and move text, as read.
+#[derive(Default)]
+struct RawGame<'a> {
+    tags: Vec<(&'a str, &'a str)>,
+    words: Vec<&'a str>,
+}
+
+impl<'a> RawGame<'a> {
+    fn take(&mut self, token: Token<'a>) {
+        match token {
+            Token::Tag(tag) => self.tags.extend(tag_pair(tag)),
+            Token::Word(w) => self.words.push(w),
             Token::Comment(_) => {}
         }
     }
-    let mut moves = Vec::new();
-    for w in words {
-        let Word::Move(t) = classify(w) else { continue };
-        if !t
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '-' || c == 'x' || c == 'X')
-        {
-            return Err(PdnError::Token(t.chars().take(40).collect()));
+
+    /// The game: its start from the `FEN` tag, its moves played, its result.
+    fn play(&self) -> Result<PdnGame, PdnError> {
+        let tag = |key: &str| {
+            self.tags
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key))
+                .map(|&(_, v)| v)
+        };
+        let start = match tag("FEN") {
+            Some(fen) => {
+                let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
+                AnyPosition::from_grid(&grid, side)
+            }
+            None => AnyPosition::initial(BoardSize::S8, Side::Bot),
+        };
+        let mut moves = Vec::new();
+        let mut after = None;
+        for &w in &self.words {
+            match classify(w) {
+                Word::Move(t) => {
+                    if !t
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || c == '-' || c == 'x' || c == 'X')
+                    {
+                        return Err(PdnError::Token(t.chars().take(40).collect()));
+                    }
+                    moves.push(t);
+                }
+                Word::Result(r) => after = after.or(Some(r)),
+                Word::Skip => {}
+            }
         }
-        moves.push(t);
+        let result = match tag("Result").or(after) {
+            Some("1-0" | "2-0") => GameResult::Win(Side::Player),
+            Some("0-1" | "0-2") => GameResult::Win(Side::Bot),
+            Some("1/2-1/2" | "1-1") => GameResult::Draw,
+            _ => GameResult::Unfinished,
+        };
+        Ok(PdnGame {
+            tags: self
+                .tags
+                .iter()
+                .map(|&(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            moves: play_moves(&start, &moves)?,
+            start,
+            result,
+        })
     }
-    let played = play_moves(&start, &moves)?;
-    Ok((start, played))
 }
 
 /// A piece of PDN text, as [`Tokens`] reads it.

@@ -21,6 +21,7 @@
 //! - [`probe`]: an opened database: positions in, values out, through a block cache under a
 //!   memory cap.
 
+pub mod audit;
 pub mod build;
 pub mod index;
 pub mod probe;
