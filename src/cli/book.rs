@@ -578,17 +578,22 @@ fn run_build_shard(
     .map_err(|e| shard_error(&a.out, e))?;
     eprintln!(
         "book: shard {spec} {}: {} of the round's {} searches, {} in this shard; written to {}",
-        if shard.complete {
-            "complete"
-        } else {
-            "stopped (the same command goes on)"
-        },
+        shard_state(shard.complete),
         shard.records.len(),
         shard.total,
         hms(Duration::from_secs(shard.seconds)),
         a.out.display()
     );
     Ok(())
+}
+
+/// How a shard's run ended, for its last line.
+fn shard_state(complete: bool) -> &'static str {
+    if complete {
+        "complete"
+    } else {
+        "stopped (the same command goes on)"
+    }
 }
 
 fn run_merge(a: &MergeArgs) -> Result<()> {
@@ -880,11 +885,7 @@ fn run_lines_shard(
     .map_err(|e| shard_error(&a.out, e))?;
     eprintln!(
         "book: shard {spec} {}: {} records added or changed, {} searches, {}; written to {}",
-        if shard.complete {
-            "complete"
-        } else {
-            "stopped (the same command goes on)"
-        },
+        shard_state(shard.complete),
         shard.records.len(),
         shard.searches,
         hms(Duration::from_secs(shard.seconds)),
