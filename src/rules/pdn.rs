@@ -369,21 +369,6 @@ impl PdnGame {
             .find(|(k, _)| k.eq_ignore_ascii_case(key))
             .map(|(_, v)| v.as_str())
     }
-
-    /// The positions of the game: the start, then the position after each move.
-    pub fn positions(&self) -> Vec<AnyPosition> {
-        let mut out = Vec::with_capacity(self.moves.len() + 1);
-        let mut pos = self.start;
-        out.push(pos);
-        for m in &self.moves {
-            match pos.play(m) {
-                Some(next) => pos = next,
-                None => break,
-            }
-            out.push(pos);
-        }
-        out
-    }
 }
 
 /// Reads every game of an 8x8 PDN file, as [`read_game`] reads one: a tag pair after move text
@@ -395,7 +380,7 @@ impl PdnGame {
 /// let games = read_games(text).unwrap();
 /// assert_eq!(games.len(), 2);
 /// assert_eq!((games[0].tag("black"), games[0].moves.len()), (Some("a"), 1));
-/// assert_eq!((games[1].result, games[1].positions().len()), (GameResult::Draw, 3));
+/// assert_eq!((games[1].result, games[1].moves.len()), (GameResult::Draw, 2));
 /// ```
 pub fn read_games(text: &str) -> Result<Vec<PdnGame>, (usize, PdnError)> {
     let mut raws = vec![RawGame::default()];
