@@ -5,7 +5,7 @@ use anyhow::{anyhow, Context, Result};
 use checkersbot::engine::egdb::audit::{audit, score_for, GameAudit};
 use checkersbot::engine::egdb::Egdb;
 use checkersbot::rules::game::Status;
-use checkersbot::rules::pdn::{read_games, GameResult, PdnGame};
+use checkersbot::rules::pdn::{read_games, PdnGame};
 use checkersbot::rules::position::Side;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,28 +37,16 @@ fn wdl(score: i32) -> usize {
     (1 - score) as usize
 }
 
-/// The side that won a finished game (`Some(None)`: drawn; `None`: unfinished).
-fn winner(result: GameResult) -> Option<Option<Side>> {
-    match result {
-        GameResult::Win(s) => Some(Some(s)),
-        GameResult::Draw => Some(None),
-        GameResult::Unfinished => None,
-    }
-}
-
 /// The text of a winner for `side`: `win`, `draw` or `loss`.
 fn word(side: Side, w: Option<Side>) -> &'static str {
     ["win", "draw", "loss"][wdl(score_for(side, w))]
 }
 
+/// Who played `side`: its PDN tag (`Black` or `White`), else the colour's name.
 fn name(game: &PdnGame, side: Side) -> String {
-    let (key, default) = match side {
-        Side::Bot => ("Black", "Black"),
-        Side::Player => ("White", "White"),
-    };
-    game.tag(key)
+    game.tag(colour(side))
         .filter(|v| !v.is_empty() && *v != "?")
-        .unwrap_or(default)
+        .unwrap_or(colour(side))
         .to_string()
 }
 
@@ -73,7 +61,7 @@ fn colour(side: Side) -> &'static str {
 /// result is not its last database value. `None` for a game that kept its value throughout.
 fn game_line(file: &str, number: usize, game: &PdnGame, a: &GameAudit) -> Option<String> {
     let entry = a.entry?;
-    let result = winner(game.result);
+    let result = game.result.winner();
     if a.changes.is_empty() && result == a.last {
         return None;
     }
@@ -127,7 +115,7 @@ pub fn run(files: &[PathBuf], db: &Egdb) -> Result<()> {
                 }
                 continue;
             };
-            let result = winner(game.result);
+            let result = game.result.winner();
             for side in [Side::Bot, Side::Player] {
                 let t = tallies.entry(name(game, side)).or_default();
                 t.games += 1;

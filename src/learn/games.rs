@@ -194,12 +194,7 @@ pub fn read_games(text: &str) -> Result<Vec<Record>, GamesError> {
             None => AnyPosition::initial(BoardSize::S8, Side::Bot),
         };
         let scored = g.tokens.iter().any(|t| t.is_err());
-        let winner = match g.result {
-            Some("1-0") | Some("2-0") => Some(Some(Side::Player)),
-            Some("0-1") | Some("0-2") => Some(Some(Side::Bot)),
-            Some("1/2-1/2") | Some("1-1") => Some(None),
-            _ => None,
-        };
+        let winner = g.result.and_then(|r| GameResult::from_pdn(r).winner());
         let winner = match (winner, scored) {
             (Some(w), _) => w,
             (None, false) => continue,

@@ -39,6 +39,26 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// The result a PDN result token stands for (`1-0`/`2-0` White won, `0-1`/`0-2` Black won,
+    /// `1/2-1/2`/`1-1` drawn); `Unfinished` for `*` and anything else.
+    pub fn from_pdn(token: &str) -> GameResult {
+        match token {
+            "1-0" | "2-0" => GameResult::Win(Side::Player),
+            "0-1" | "0-2" => GameResult::Win(Side::Bot),
+            "1/2-1/2" | "1-1" => GameResult::Draw,
+            _ => GameResult::Unfinished,
+        }
+    }
+
+    /// The side that won a finished game (`Some(None)`: drawn; `None`: unfinished).
+    pub fn winner(self) -> Option<Option<Side>> {
+        match self {
+            GameResult::Win(s) => Some(Some(s)),
+            GameResult::Draw => Some(None),
+            GameResult::Unfinished => None,
+        }
+    }
+
     /// The PDN result token (`1-0` White = player won, `0-1` Black = bot won).
     pub fn pdn(self) -> &'static str {
         match self {
@@ -364,11 +384,15 @@ pub struct PdnGame {
 impl PdnGame {
     /// The value of tag `key` (compared without regard to case).
     pub fn tag(&self, key: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| v.as_str())
+        find_tag(&self.tags, key)
     }
+}
+
+/// The value of tag `key` among `tags` (keys compared without regard to case).
+fn find_tag<'t, S: AsRef<str>>(tags: &'t [(S, S)], key: &str) -> Option<&'t str> {
+    tags.iter()
+        .find(|(k, _)| k.as_ref().eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.as_ref())
 }
 
 /// Reads every game of an 8x8 PDN file, as [`read_game`] reads one: a tag pair after move text
@@ -418,13 +442,7 @@ impl<'a> RawGame<'a> {
 
     /// The game: its start from the `FEN` tag, its moves played, its result.
     fn play(&self) -> Result<PdnGame, PdnError> {
-        let tag = |key: &str| {
-            self.tags
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(key))
-                .map(|&(_, v)| v)
-        };
-        let start = match tag("FEN") {
+        let start = match find_tag(&self.tags, "FEN") {
             Some(fen) => {
                 let (grid, side) = crate::rules::fen::parse_fen(fen, BoardSize::S8)?;
                 AnyPosition::from_grid(&grid, side)
@@ -448,12 +466,9 @@ impl<'a> RawGame<'a> {
                 Word::Skip => {}
             }
         }
-        let result = match tag("Result").or(after) {
-            Some("1-0" | "2-0") => GameResult::Win(Side::Player),
-            Some("0-1" | "0-2") => GameResult::Win(Side::Bot),
-            Some("1/2-1/2" | "1-1") => GameResult::Draw,
-            _ => GameResult::Unfinished,
-        };
+        let result = find_tag(&self.tags, "Result")
+            .or(after)
+            .map_or(GameResult::Unfinished, GameResult::from_pdn);
         Ok(PdnGame {
             tags: self
                 .tags
