@@ -4,9 +4,11 @@
 //! at the next start, `serve` opens only complete levels, and a cache that cannot be written is a
 //! warning while the daemon plays on.
 //!
-//! The builds here are of 3 and 4 pieces (a fraction of a second and a few seconds of CPU): the
-//! child runs at the lowest priority, so on a loaded machine it waits for idle time; the waits
-//! below are long for that reason, never for the daemon's own answers.
+//! The builds here are of 3 and 4 pieces (a fraction of a second and a few seconds of CPU). The
+//! tests that wait for a build to progress run it at `--egdb-priority normal`: at the
+//! default lowest priority it gets no CPU at all while other programs keep both cores busy, and
+//! these tests must pass on a loaded machine. The one that keeps the default checks that it is
+//! the lowest priority, and waits for nothing but the build's stops and starts.
 
 mod common;
 
@@ -19,6 +21,9 @@ use std::time::{Duration, Instant};
 
 /// How long a background build of up to 4 pieces may take on a loaded machine.
 const BUILD_WAIT: Duration = Duration::from_secs(300);
+
+/// The build at the daemon's own priority, so that it progresses on a loaded machine.
+const NORMAL: [&str; 2] = ["--egdb-priority", "normal"];
 
 /// A 3-piece position, black (the bot) to move and winning: two kings against a king.
 const THREE: &str = "_P______/________/________/________/___B_B__/________/________/________";
@@ -133,7 +138,7 @@ fn a_fresh_cache_gets_a_database_in_the_background_used_without_a_restart() {
     let cache = temp_dir("fresh");
     let db = cache.join("checkersbot").join("egdb");
     let log = cache.join("serve.log");
-    let mut serve = Serve::start(&cache, &["--egdb-build", "3"], &log);
+    let mut serve = Serve::start(&cache, &["--egdb-build", "3", NORMAL[0], NORMAL[1]], &log);
     // Nothing there yet: the daemon answers at once and says what it builds.
     assert_eq!(serve.status("egdbbuild"), "building-3");
     assert_eq!(serve.status("egdbpieces"), "0");
@@ -183,13 +188,21 @@ fn a_build_killed_with_its_daemon_leaves_whole_files_and_goes_on_at_the_next_sta
     let cache = temp_dir("killed");
     let db = cache.join("checkersbot").join("egdb");
     let log = cache.join("serve.log");
-    let mut serve = Serve::start(&cache, &["--egdb-build", "4"], &log);
+    let mut serve = Serve::start(&cache, &["--egdb-build", "4", NORMAL[0], NORMAL[1]], &log);
     // Up to 3 pieces is 394 slice files, up to 4 is 1,029: stop the daemon inside the 4-piece
     // slices.
     let start = Instant::now();
     while slice_files(&db).len() < 420 {
         assert!(start.elapsed() < BUILD_WAIT, "the build does not progress");
         std::thread::sleep(Duration::from_millis(10));
+    }
+    // At the priority asked for: the daemon's own scheduling policy, not the lowest.
+    for pid in builds_into(&db) {
+        assert_eq!(
+            policy_of(pid),
+            Some(0),
+            "build {pid} not at normal priority"
+        );
     }
     serve.child.kill().expect("kill the daemon");
     let _ = serve.child.wait();
@@ -221,7 +234,7 @@ fn a_build_killed_with_its_daemon_leaves_whole_files_and_goes_on_at_the_next_sta
     let said = std::fs::read_to_string(&quiet).unwrap_or_default();
     assert!(!said.contains("WARN"), "{said}");
     // With it, the build goes on from the files left and completes the level.
-    let mut resumed = Serve::start(&cache, &["--egdb-build", "4"], &log);
+    let mut resumed = Serve::start(&cache, &["--egdb-build", "4", NORMAL[0], NORMAL[1]], &log);
     resumed.wait_build("ready");
     assert_eq!(resumed.status("egdbpieces"), "4");
     resumed.quit();
@@ -289,6 +302,18 @@ fn state_of(pid: u32) -> Option<char> {
     stat.rsplit(')').next()?.trim_start().chars().next()
 }
 
+/// The scheduling policy of a process (`/proc/PID/stat` field 41: 0 normal, 5 `SCHED_IDLE`).
+fn policy_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's closing parenthesis start at field 3.
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(41 - 3)?
+        .parse()
+        .ok()
+}
+
 #[test]
 fn the_build_is_stopped_while_the_bot_searches_and_goes_on_after() {
     let cache = temp_dir("paused");
@@ -307,6 +332,17 @@ fn the_build_is_stopped_while_the_bot_searches_and_goes_on_after() {
         assert!(start.elapsed() < common::WAIT, "no build started");
         std::thread::sleep(Duration::from_millis(10));
     };
+    // By default the build runs at the lowest priority (set between fork and exec, so the
+    // process found may still be the daemon's copy for a moment).
+    let start = Instant::now();
+    while policy_of(pid) != Some(5) {
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "the build is not at SCHED_IDLE: policy {:?}",
+            policy_of(pid)
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let wait_for = |what: &str, want: bool| {
         let start = Instant::now();
         while state_of(pid).is_some_and(|s| s == 'T') != want {

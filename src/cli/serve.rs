@@ -4,7 +4,7 @@
 use super::common::{depth_arg, hash_arg, movetime_arg, nodes_arg, threads_arg};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::camera::tracking::AutoNewGame;
-use checkersbot::daemon::egdb_build::{self, auto_pieces, BuildPlan, BuildState};
+use checkersbot::daemon::egdb_build::{self, auto_pieces, BuildPlan, BuildPriority, BuildState};
 use checkersbot::daemon::network::{self, TcpSink};
 use checkersbot::daemon::outbox::FlowControl;
 use checkersbot::daemon::protocol::{parse_size, SetOption};
@@ -224,6 +224,12 @@ pub struct ServeArgs {
     /// ends with the daemon and goes on at its next start.
     #[arg(long, value_name = "auto|off|PIECES", default_value = "auto", value_parser = egdb_build_arg)]
     egdb_build: EgdbBuild,
+    /// The priority of that build: `idle` (the lowest the kernel has: it takes only CPU time
+    /// nothing else on the machine wants, so it waits while other programs keep the cores busy)
+    /// or `normal` (the daemon's own: it shares the cores with them, for a machine that is always
+    /// busy or one prepared before an event). At either, it is stopped while the bot searches.
+    #[arg(long, value_name = "idle|normal", default_value = "idle", value_parser = build_priority_arg)]
+    egdb_priority: BuildPriority,
     /// Over TCP: let clients name files and directories (`set eval PATH`, `set egdb DIR`, `set
     /// book PATH`, `set record DIR`); refused by default, since any machine that reaches the port
     /// is a client.
@@ -254,6 +260,11 @@ fn egdb_build_arg(value: &str) -> Result<EgdbBuild, String> {
             )),
         },
     }
+}
+
+/// Reads an `--egdb-priority` value.
+fn build_priority_arg(value: &str) -> Result<BuildPriority, String> {
+    BuildPriority::from_word(value).ok_or_else(|| format!("expected idle or normal, not '{value}'"))
 }
 
 /// The background build `--egdb-build` asks for with these settings (the database already
@@ -298,6 +309,7 @@ fn egdb_plan(args: &ServeArgs, settings: &Settings) -> Result<(Option<BuildPlan>
         pieces,
         have,
         cache_mb: settings.egdb_cache_mb,
+        priority: args.egdb_priority,
     };
     Ok(match plan.levels().first() {
         Some(&first) => (Some(plan), BuildState::Building(first)),

@@ -3,7 +3,8 @@
 //! level into play between moves as soon as it is complete.
 //!
 //! Each level is built by a child process, `checkersbot egdb build --size 8 --pieces K --dir
-//! DIR`, started at the lowest priority the kernel has (`SCHED_IDLE`, nice 19, idle I/O class):
+//! DIR`, started at the lowest priority the kernel has (`SCHED_IDLE`, nice 19, idle I/O class;
+//! `serve --egdb-priority normal` keeps the daemon's own, [`BuildPriority`]):
 //! it runs only on a core that nothing else wants, so it cannot take a move's time from the
 //! search threads; a crash or an out-of-memory kill of the build (it is made the kernel's first
 //! choice: `oom_score_adj` 1000) cannot take the daemon down; and it ends with the daemon
@@ -184,6 +185,32 @@ pub struct BuildPlan {
     pub have: u32,
     /// The memory cap a level is opened with (`serve --egdb-cache`).
     pub cache_mb: usize,
+    /// The CPU and I/O priority the build and the opening of its levels run at.
+    pub priority: BuildPriority,
+}
+
+/// The priority of the background build (`serve --egdb-priority`). At either, the build
+/// is stopped while the bot searches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BuildPriority {
+    /// The lowest the kernel has (`SCHED_IDLE`, nice 19, the idle I/O class): the build takes
+    /// only CPU time nothing else wants, so on a busy machine it waits.
+    #[default]
+    Idle,
+    /// The daemon's own: the build shares the CPU with the machine's other work between the
+    /// bot's moves (a machine prepared before a fair, or one that is always busy).
+    Normal,
+}
+
+impl BuildPriority {
+    /// Reads `idle` or `normal`.
+    pub fn from_word(word: &str) -> Option<BuildPriority> {
+        match word {
+            "idle" => Some(BuildPriority::Idle),
+            "normal" => Some(BuildPriority::Normal),
+            _ => None,
+        }
+    }
 }
 
 impl BuildPlan {
@@ -333,13 +360,14 @@ fn run(plan: &BuildPlan, events: &Sender<Event>, pauser: &Pauser) {
     tell(BuildNews::Done);
 }
 
-/// Lowers the calling process (after `fork`, before `exec`; `daemon` is the process that forked) to the lowest priority: the
-/// `SCHED_IDLE` policy, nice 19 and the idle I/O class; makes it the out-of-memory killer's first
-/// choice; and asks for SIGKILL when the thread that started it ends (the daemon's end).
+/// Prepares the build's process (after `fork`, before `exec`; `daemon` is the process that
+/// forked): at [`BuildPriority::Idle`] lowers it to the lowest priority (the `SCHED_IDLE` policy,
+/// nice 19 and the idle I/O class); at either, makes it the out-of-memory killer's first choice
+/// and asks for SIGKILL when the thread that started it ends (the daemon's end).
 ///
 /// Only system calls: nothing that allocates or takes a lock, as the child of a threaded
 /// process must.
-fn lowest_priority_child(daemon: libc::pid_t) -> std::io::Result<()> {
+fn prepare_child(daemon: libc::pid_t, priority: BuildPriority) -> std::io::Result<()> {
     // SAFETY: plain system calls on the calling process with valid arguments; the strings are
     // static and NUL-terminated.
     unsafe {
@@ -355,11 +383,13 @@ fn lowest_priority_child(daemon: libc::pid_t) -> std::io::Result<()> {
             // The daemon ended before the prctl: nothing is to be built.
             libc::_exit(0);
         }
-        libc::setpriority(libc::PRIO_PROCESS, 0, 19);
-        let param = libc::sched_param { sched_priority: 0 };
-        libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
-        // ioprio_set(IOPRIO_WHO_PROCESS, self, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT)
-        libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
+        if priority == BuildPriority::Idle {
+            libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
+            // ioprio_set(IOPRIO_WHO_PROCESS, self, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT)
+            libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
+        }
         let path = b"/proc/self/oom_score_adj\0";
         let fd = libc::open(path.as_ptr().cast(), libc::O_WRONLY);
         if fd >= 0 {
@@ -400,7 +430,7 @@ fn children_usage() -> (Duration, u64) {
 /// Lines of the build's log kept for the message of a failure.
 const KEPT_LINES: usize = 4;
 
-/// Runs `egdb build` for one level in a child process at the lowest priority and waits for it.
+/// Runs `egdb build` for one level in a child process at the plan's priority and waits for it.
 fn build_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(&plan.program);
@@ -416,9 +446,10 @@ fn build_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<(), Str
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let daemon = std::process::id() as libc::pid_t;
-    // SAFETY: the hook makes system calls only (see `lowest_priority_child`).
+    let priority = plan.priority;
+    // SAFETY: the hook makes system calls only (see `prepare_child`).
     unsafe {
-        cmd.pre_exec(move || lowest_priority_child(daemon));
+        cmd.pre_exec(move || prepare_child(daemon, priority));
     }
     let (cpu_before, _) = children_usage();
     let start = Instant::now();
@@ -483,7 +514,7 @@ fn build_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<(), Str
     Ok(())
 }
 
-/// Opens the complete levels of the directory on one core at the lowest priority, waiting
+/// Opens the complete levels of the directory on one core at the plan's priority, waiting
 /// between slice files while the bot searches (the open is in the daemon's process, where no
 /// SIGSTOP can hold it).
 fn open_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<Arc<Egdb>, String> {
@@ -494,10 +525,15 @@ fn open_level(plan: &BuildPlan, pieces: u32, pauser: &Pauser) -> Result<Arc<Egdb
             plan.dir.display()
         ));
     }
+    let idle = plan.priority == BuildPriority::Idle;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .thread_name(|_| "egdb-open".into())
-        .start_handler(|_| lowest_priority_thread())
+        .start_handler(move |_| {
+            if idle {
+                lowest_priority_thread()
+            }
+        })
         .build()
         .map_err(|e| format!("cannot start the thread that opens the database: {e}"))?;
     let start = Instant::now();
@@ -574,6 +610,7 @@ mod tests {
             pieces,
             have,
             cache_mb: 64,
+            priority: BuildPriority::Idle,
         }
     }
 
