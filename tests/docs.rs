@@ -439,20 +439,40 @@ fn every_transcript_in_the_docs_replays() {
     let mut replayed = 0;
     for file in doc_files() {
         let text = std::fs::read_to_string(root().join(&file)).unwrap_or_default();
-        for b in blocks(&text) {
-            let Some(lines) = transcript(&b) else {
+        let all = blocks(&text);
+        for (i, b) in all.iter().enumerate() {
+            let Some(lines) = transcript(b) else {
                 continue;
             };
             replayed += 1;
-            let mut input = String::from("set info off\n");
-            for l in lines.iter().filter(|l| l.starts_with('>')) {
-                input.push_str(l.trim_start_matches('>').trim_start());
-                input.push('\n');
-            }
-            let got: Vec<String> = common::replay_transcript(input.into_bytes())
-                .into_iter()
-                .skip(2) // the `set info off` line and its `ok`
+            let requests: Vec<&str> = lines
+                .iter()
+                .filter(|l| l.starts_with('>'))
+                .map(|l| l.trim_start_matches('>').trim_start())
                 .collect();
+            // After a `serve` command, what that command answers; else the deterministic replay
+            // with `set info off`.
+            let got: Vec<String> = match i.checked_sub(1).and_then(|j| serve_command(&all[j])) {
+                Some(flags) => requests
+                    .iter()
+                    .zip(serve_answers(&flags, &requests))
+                    .flat_map(|(r, replies)| {
+                        std::iter::once(format!("> {r}"))
+                            .chain(replies.into_iter().map(|l| format!("< {l}")))
+                    })
+                    .collect(),
+                None => {
+                    let mut input = String::from("set info off\n");
+                    for r in &requests {
+                        input.push_str(r);
+                        input.push('\n');
+                    }
+                    common::replay_transcript(input.into_bytes())
+                        .into_iter()
+                        .skip(2) // the `set info off` line and its `ok`
+                        .collect()
+                }
+            };
             let want: Vec<&String> = lines.iter().filter(|l| !l.trim().is_empty()).collect();
             let place = format!("{}:{}", file.display(), b.first_line);
             for (i, w) in want.iter().enumerate() {
@@ -482,6 +502,63 @@ fn every_transcript_in_the_docs_replays() {
     }
     assert!(replayed >= 3, "only {replayed} transcripts found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What `serve FLAGS` answers to `requests`, typed one at a time as a person would: each sent
+/// once the one before has its final reply (a line other than `info ...`), and `quit` after the
+/// last if the requests do not end with it (a `quit` that arrives during the search ends the easy
+/// level's deliberate slip early). The lines the daemon writes to each request, in order.
+fn serve_answers(flags: &[String], requests: &[&str]) -> Vec<Vec<String>> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkersbot"))
+        .arg("serve")
+        .args(flags)
+        .args(["--log-level", "off"])
+        .env("XDG_CACHE_HOME", common::NO_CACHE)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines = common::line_channel(child.stdout.take().expect("stdout"));
+    let mut got = Vec::new();
+    for line in requests {
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("write");
+        stdin.flush().expect("flush");
+        let mut replies = Vec::new();
+        loop {
+            let Ok(reply) = lines.recv_timeout(common::WAIT) else {
+                replies.push(format!("(no reply to `{line}` in {:?})", common::WAIT));
+                break;
+            };
+            let last = !reply.starts_with("info ");
+            replies.push(reply);
+            if last {
+                break;
+            }
+        }
+        got.push(replies);
+    }
+    if requests.last() != Some(&"quit") {
+        let _ = stdin.write_all(b"quit\n");
+    }
+    drop(stdin);
+    child.wait().expect("serve ends");
+    got
+}
+
+/// The flags of the `serve` command a shell block ends with (`... checkersbot serve FLAGS`), if
+/// it does: the transcript after such a block is what that command answers.
+fn serve_command(b: &Block) -> Option<Vec<String>> {
+    if b.lang != "sh" {
+        return None;
+    }
+    let last = b.lines.iter().rev().find(|l| !l.trim().is_empty())?;
+    let words = shell_words(last);
+    let at = words.iter().position(|w| w.ends_with("checkersbot"))?;
+    (words.get(at + 1)? == "serve").then(|| words[at + 2..].to_vec())
 }
 
 /// The README's opening picture: the exchange it shows, every request and every reply, is what
@@ -522,35 +599,7 @@ fn the_readmes_opening_example_is_what_serve_answers() {
         sent.first() == Some(&"newgame") && want.last().is_some_and(|l| l.starts_with("move ")),
         "the picture shows a whole exchange, from newgame to the move: {exchange:?}"
     );
-    // The person's lines, then `quit` once the daemon has answered, as someone typing would:
-    // a `quit` that arrives during the search ends the easy level's deliberate slip early.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_checkersbot"))
-        .arg("serve")
-        .args(&flags)
-        .args(["--log-level", "off"])
-        .env("XDG_CACHE_HOME", common::NO_CACHE)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("serve starts");
-    use std::io::Write;
-    let mut stdin = child.stdin.take().expect("stdin");
-    let lines = common::line_channel(child.stdout.take().expect("stdout"));
-    for line in &sent {
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .expect("write");
-    }
-    let mut got = Vec::new();
-    while !got
-        .last()
-        .is_some_and(|l: &String| l.starts_with("move ") || l.starts_with("error "))
-    {
-        got.push(lines.recv_timeout(common::WAIT).expect("a reply in time"));
-    }
-    stdin.write_all(b"quit\n").expect("write");
-    drop(stdin);
-    child.wait().expect("serve ends");
+    let got: Vec<String> = serve_answers(&flags, &sent).concat();
     assert_eq!(
         got,
         want,

@@ -46,7 +46,7 @@ fn serve_help_and_the_option_list_agree() {
     let list = specs(&Settings::default(), Duration::ZERO);
     // Flags of the process, not options of a game: the transport, the operator page, logging,
     // seeds, the endgame database's memory cap (which `set egdb` also uses) and its background
-    // build (into the cache, at the start).
+    // build (into the cache, at the start) and that build's priority.
     let mut covered = vec![
         "help",
         "log-level",
@@ -61,6 +61,7 @@ fn serve_help_and_the_option_list_agree() {
         "strict",
         "egdb-cache",
         "egdb-build",
+        "egdb-priority",
     ];
     for spec in &list {
         // `timeleft` corrects the clock during a game: the one option with no flag.

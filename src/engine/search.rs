@@ -211,7 +211,7 @@ impl Default for SearchParams {
             tt_ways: crate::engine::tt::DEFAULT_WAYS,
             tt_age: crate::engine::tt::DEFAULT_AGE_WEIGHT,
             lmp: 0,
-            evr: 70,
+            evr: 50,
             evr_depth: 3,
             lmr_div: 0,
             contempt: 0,

@@ -83,7 +83,8 @@ class Session:
     def __init__(self, name):
         self.name = name
         self.lines = []
-        self.proc = subprocess.Popen([BIN, "serve", "--movetime", "0", "--seed", "1", "--egdb-build", "off"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([BIN, "serve", "--movetime", "0", "--seed", "1", "--egdb-build", "off",
+                                      "--book", "off", "--egdb", "off"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         self.rotated = False
         self.colour_only = False
