@@ -710,3 +710,99 @@ fn selfplay_keeps_its_games_and_stops_whole_on_sigterm() {
     assert!(err.contains("--pdn") && err.contains("8x8"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `relabel --from-ply/--before-ply` chooses a window of plies (an empty one is refused, named);
+/// SIGTERM stops it with every record it finished in the file, and the same command resumes
+/// after them.
+#[cfg(unix)]
+#[test]
+fn relabel_stops_on_sigterm_and_the_same_command_resumes() {
+    let dir = std::env::temp_dir().join(format!("checkersbot-relabel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let data = dir.join("d.cbsp");
+    let made = bin()
+        .args([
+            "selfplay",
+            "--games",
+            "2",
+            "--nodes",
+            "300",
+            "--threads",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&data)
+        .output()
+        .expect("binary runs");
+    succeeded(&made, "selfplay");
+    let out = dir.join("deep.cbsp");
+    let relabel = |window: [&str; 4]| {
+        let mut c = bin();
+        c.arg("relabel")
+            .arg("--data")
+            .arg(&data)
+            .arg("--out")
+            .arg(&out)
+            .args(window)
+            // Far more than the test waits for: each search takes a good part of a second.
+            .args(["--nodes", "3000000", "--hash", "4", "--threads", "1"]);
+        c
+    };
+    let empty = relabel(["--from-ply", "30", "--before-ply", "30"])
+        .output()
+        .expect("binary runs");
+    let err = failed(&empty, "an empty window");
+    assert!(err.contains("--from-ply 30 chooses nothing"), "{err}");
+    assert!(!out.exists(), "nothing written for a refused run");
+
+    const HEADER: u64 = 16;
+    const RECORD: u64 = 22; // 8x8: four 4-byte square sets, side, result, score, ply.
+    let len = || std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    // Runs the command until the file holds more than `above` bytes, then stops it.
+    let run_and_stop = |above: u64| {
+        let child = relabel(["--from-ply", "10", "--before-ply", "40"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let waited = std::time::Instant::now();
+        while len() <= above && waited.elapsed() < std::time::Duration::from_secs(120) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        common::signal(&child, libc::SIGTERM);
+        let done = child.wait_with_output().expect("it ends");
+        let err = String::from_utf8_lossy(&done.stderr).into_owned();
+        let text = succeeded(&done, "relabel stopped");
+        assert!(
+            err.contains("stopping after the searches under way"),
+            "{err}"
+        );
+        (text, err)
+    };
+    let (text, _) = run_and_stop(HEADER);
+    let first = len();
+    assert!(
+        (first - HEADER).is_multiple_of(RECORD),
+        "whole records only"
+    );
+    let kept = (first - HEADER) / RECORD;
+    assert!(kept >= 1, "{text}");
+    // "k/N chosen positions of M relabelled": stopped well before the end.
+    let total: u64 = text
+        .split_once('/')
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {text}"));
+    assert!(kept < total && total > 20, "{text}");
+    let (text, err) = run_and_stop(first);
+    assert!(
+        err.contains(&format!("holds {kept} records; resuming after them")),
+        "{err}"
+    );
+    assert!(
+        len() > first && (len() - HEADER).is_multiple_of(RECORD),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -61,6 +61,7 @@ pub enum Command {
     /// The engine plays itself and writes training data for the learned evaluation.
     Selfplay(selfplay::SelfPlayArgs),
     /// Search chosen positions of self-play data again, far deeper, for better training scores.
+    /// SIGINT or SIGTERM stops it after the searches under way; the same command resumes it.
     Relabel(relabel::RelabelArgs),
     /// Fit the learned evaluation's weights to self-play data.
     Train(train::TrainArgs),

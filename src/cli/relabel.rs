@@ -7,7 +7,6 @@ use checkersbot::learn::data::Writer;
 use checkersbot::learn::relabel::{run, Relabel};
 use clap::Args;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Arguments of `relabel`.
@@ -24,6 +23,10 @@ pub struct RelabelArgs {
     /// Nodes searched for each position.
     #[arg(long, default_value_t = 200_000)]
     nodes: u64,
+    /// Only positions at or after this ply of their game are chosen (e.g. 16: the middle game,
+    /// past the book's lines).
+    #[arg(long, default_value_t = 0)]
+    from_ply: u16,
     /// Only positions before this ply of their game are chosen (the opening and early
     /// middlegame, where the engine's own short searches teach it least).
     #[arg(long, default_value_t = 40)]
@@ -50,9 +53,17 @@ pub fn run_relabel(args: &RelabelArgs) -> Result<()> {
     if args.nodes == 0 || args.every == 0 {
         return Err(anyhow!("--nodes and --every take a number above 0"));
     }
+    if args.from_ply >= args.before_ply {
+        return Err(anyhow!(
+            "--from-ply {} chooses nothing: it must be below --before-ply {}",
+            args.from_ply,
+            args.before_ply
+        ));
+    }
     let (size, records) = super::common::read_data(&args.data)?;
     let cfg = Relabel {
         nodes: args.nodes,
+        from_ply: args.from_ply,
         before_ply: args.before_ply,
         every: args.every,
         seed: args.seed,
@@ -72,9 +83,9 @@ pub fn run_relabel(args: &RelabelArgs) -> Result<()> {
         );
     }
     let start = Instant::now();
-    let stop = AtomicBool::new(false);
+    let stop = super::common::stop_on_signals("stopping after the searches under way");
     let mut last = 0.0;
-    let done = run(&cfg, &records, &mut out, &stop, &mut |p| {
+    let done = run(&cfg, &records, &mut out, stop, &mut |p| {
         let secs = start.elapsed().as_secs_f64().max(1e-9);
         if secs - last < 1.0 && p.done < p.total {
             return;

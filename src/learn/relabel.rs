@@ -2,7 +2,8 @@
 //! game's budget, so the evaluation learns from a stronger judge where its own games taught it
 //! least (the first plies of the game).
 //!
-//! The records chosen are those before a ply, thinned to one in `every` by the seed. Each is
+//! The records chosen are those from one ply up to (not including) another, thinned to one in
+//! `every` by the seed. Each is
 //! searched from a cleared table (a position's score does not depend on the order or the thread
 //! that searched it), and a position met again takes the score already found. The output records
 //! keep their game's result and ply; only the score changes. The run is deterministic for its
@@ -24,6 +25,8 @@ use std::sync::Mutex;
 pub struct Relabel {
     /// Nodes searched for each position.
     pub nodes: u64,
+    /// Only records at or after this ply are chosen (0: from the first).
+    pub from_ply: u16,
     /// Only records before this ply are chosen.
     pub before_ply: u16,
     /// One in this many of those is chosen (1: all), at random with the seed.
@@ -44,7 +47,7 @@ impl Relabel {
         records
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.ply < self.before_ply)
+            .filter(|(_, r)| r.ply >= self.from_ply && r.ply < self.before_ply)
             // One draw per eligible record, so the choice of one does not depend on the others.
             .filter(|_| rng.chance(1, every))
             .map(|(i, _)| i)
@@ -169,6 +172,7 @@ mod tests {
     fn cfg(threads: usize) -> Relabel {
         Relabel {
             nodes: 20_000,
+            from_ply: 0,
             before_ply: 12,
             every: 2,
             seed: 3,
@@ -221,6 +225,20 @@ mod tests {
         assert_eq!(relabel(&one, &cfg(1), &records), out);
         let other = Relabel { seed: 4, ..cfg(2) };
         assert_ne!(other.choose(&records), chosen);
+        // A window of plies (the middle game) chooses every record inside it and none outside.
+        let window = Relabel {
+            from_ply: 6,
+            before_ply: 12,
+            every: 1,
+            ..cfg(2)
+        };
+        let mid = window.choose(&records);
+        assert!(!mid.is_empty());
+        assert!(mid.iter().all(|&i| (6..12).contains(&records[i].ply)));
+        assert_eq!(
+            mid.len(),
+            records.iter().filter(|r| (6..12).contains(&r.ply)).count()
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
