@@ -30,6 +30,20 @@ fn failed(out: &Output, what: &str) -> String {
     err
 }
 
+/// 8x8 self-play data of `games` games at 300 nodes a move, written to `dir/d.cbsp`.
+fn selfplay_data(dir: &std::path::Path, games: u32) -> std::path::PathBuf {
+    let data = dir.join("d.cbsp");
+    let made = bin()
+        .args(["selfplay", "--nodes", "300", "--threads", "1", "--games"])
+        .arg(games.to_string())
+        .arg("--out")
+        .arg(&data)
+        .output()
+        .expect("binary runs");
+    succeeded(&made, "selfplay");
+    data
+}
+
 #[test]
 fn play_over_stdin_on_a_10x10_layout() {
     let record = std::env::temp_dir().join(format!("checkersbot-play-{}.txt", std::process::id()));
@@ -496,22 +510,7 @@ fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
 fn train_retiles_the_regions_and_keeps_what_the_weights_knew() {
     let dir = std::env::temp_dir().join(format!("checkersbot-tiling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let data = dir.join("d.cbsp");
-    let made = bin()
-        .args([
-            "selfplay",
-            "--games",
-            "4",
-            "--nodes",
-            "300",
-            "--threads",
-            "1",
-        ])
-        .arg("--out")
-        .arg(&data)
-        .output()
-        .expect("binary runs");
-    succeeded(&made, "selfplay");
+    let data = selfplay_data(&dir, 4);
     let train = |extra: &[&str], out: &std::path::Path| {
         bin()
             .arg("train")
@@ -720,22 +719,7 @@ fn relabel_stops_on_sigterm_and_the_same_command_resumes() {
     let dir = std::env::temp_dir().join(format!("checkersbot-relabel-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let data = dir.join("d.cbsp");
-    let made = bin()
-        .args([
-            "selfplay",
-            "--games",
-            "2",
-            "--nodes",
-            "300",
-            "--threads",
-            "1",
-        ])
-        .arg("--out")
-        .arg(&data)
-        .output()
-        .expect("binary runs");
-    succeeded(&made, "selfplay");
+    let data = selfplay_data(&dir, 2);
     let out = dir.join("deep.cbsp");
     let relabel = |window: [&str; 4]| {
         let mut c = bin();
