@@ -492,6 +492,8 @@ fn search_takes_knobs_prefetch_keeps_the_tree_and_a_bad_knob_is_named() {
     assert!(with.contains("depth 9"), "{with}");
     // A knob that changes the search changes the tree.
     assert_ne!(with, search_final_line("probcut=0,rfp=0,lmr=0"));
+    // Without the history malus the same moves are ordered differently: another tree.
+    assert_ne!(with, search_final_line("hmalus=0"));
     let out = bin()
         .args(["search", "--depth", "3", "--search", "speed=9"])
         .output()

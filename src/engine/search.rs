@@ -1,6 +1,9 @@
 //! The search: iterative-deepening negamax alpha-beta with principal-variation search, a shared
 //! transposition table, killer and history move ordering, capture extension (a line never stops
-//! while a capture is pending), repetition and no-progress draws, and a hard deadline.
+//! while a capture is pending), repetition and no-progress draws, and a hard deadline. The history
+//! rewards a quiet move that cuts off by the square of the depth and takes as much from the quiet
+//! moves searched before it at that node (the malus, since 2026-12-06: at 100 ms a move +9.2 +/-
+//! 7.3 Elo in 942 games on the deck, docs/experiments/search.md).
 //!
 //! Selectivity, each switchable through [`SearchParams`] for experiments:
 //! - **aspiration windows** at the root around the previous iteration's score, widened on a fail;
@@ -20,8 +23,8 @@
 //! - **reverse futility pruning**: up to three plies from the horizon, a quiet non-PV position
 //!   whose static score is more than 0.6 of a man per ply above beta returns that score;
 //! - **reductions far from the window**: a quiet non-PV node (no capture pending for either
-//!   side) at least three plies from the horizon whose static score is 0.7 of a man or more
-//!   above beta or below alpha is searched a ply less; every such node on a line takes its ply,
+//!   side) at least three plies from the horizon whose static score is half a man or more (0.7
+//!   before generation 16) above beta or below alpha is searched a ply less; every such node on a line takes its ply,
 //!   so a line that stays far from the expected score is searched shallower all along it, in the
 //!   manner of ProbCut (since 2026-11-27: 58% fewer nodes to depth 17, at 100 ms a move +17 +/- 34
 //!   Elo against the search without it, docs/experiments/search.md);
@@ -186,6 +189,10 @@ pub struct SearchParams {
     /// falls, down to 0.8 of it once the best move and score have held for several iterations
     /// (see `engine::Stability`). Off: the soft limit as the clock gives it.
     pub time_scale: bool,
+    /// History malus: when a quiet move cuts off, the quiet moves searched before it at that
+    /// node lose as much history as it gains (off: only the cutting move gains, the engine
+    /// before 2026-12-06).
+    pub hmalus: bool,
 }
 
 impl Default for SearchParams {
@@ -216,6 +223,7 @@ impl Default for SearchParams {
             lmr_div: 0,
             contempt: 0,
             time_scale: true,
+            hmalus: true,
         }
     }
 }
@@ -226,7 +234,7 @@ impl SearchParams {
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
     /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
     /// `prefetch`, `large_pages`, `tt_ways`, `tt_age`, `lmp`, `contempt`, `time_scale`, `evr`,
-    /// `evr_depth` and `lmr_div` (switches take 0 or 1). An empty list changes nothing.
+    /// `evr_depth`, `lmr_div` and `hmalus` (switches take 0 or 1). An empty list changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -274,6 +282,7 @@ impl SearchParams {
                 "lmr_div" => self.lmr_div = v.max(0),
                 "contempt" => self.contempt = v.clamp(-200, 200),
                 "time_scale" => self.time_scale = flag()?,
+                "hmalus" => self.hmalus = flag()?,
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -1004,6 +1013,12 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                             let hi = self.history_index(pos, mv);
                             let d = depth.max(1) as u32;
                             self.history[hi] = self.history[hi].saturating_add(d * d).min(1 << 29);
+                            if self.params.hmalus {
+                                for m in moves[..i].iter().filter(|m| !m.is_capture()) {
+                                    let h = self.history_index(pos, m);
+                                    self.history[h] = self.history[h].saturating_sub(d * d);
+                                }
+                            }
                         }
                         break;
                     }
@@ -1170,7 +1185,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,tt_age=2,lmp=3,contempt=15,time_scale=0,evr=0,evr_depth=5,lmr_div=150")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,tt_age=2,lmp=3,contempt=15,time_scale=0,evr=0,evr_depth=5,lmr_div=150,hmalus=0")
             .unwrap();
         assert_eq!(
             p,
@@ -1192,6 +1207,7 @@ mod tests {
                 lmr_div: 150,
                 contempt: 15,
                 time_scale: false,
+                hmalus: false,
                 ..d
             }
         );
