@@ -24,9 +24,9 @@
 //!   whose static score is more than 0.6 of a man per ply above beta returns that score;
 //! - **reductions far from the window**: a quiet non-PV node (no capture pending for either
 //!   side) at least three plies from the horizon whose static score is half a man or more (0.7
-//!   before generation 16) above beta or below alpha is searched a ply less; every such node on a line takes its ply,
-//!   so a line that stays far from the expected score is searched shallower all along it, in the
-//!   manner of ProbCut (since 2026-11-27: 58% fewer nodes to depth 17, at 100 ms a move +17 +/- 34
+//!   before generation 16) above beta or below alpha is searched a ply less; every such node on
+//!   a line takes its ply, so a line that stays far from the expected score is searched shallower
+//!   all along it, in the manner of ProbCut (since 2026-11-27: 58% fewer nodes to depth 17, at 100 ms a move +17 +/- 34
 //!   Elo against the search without it, docs/experiments/search.md);
 //! - **ProbCut**: a non-PV node at least five plies from the horizon (no capture pending) is
 //!   first searched four plies shallower against beta plus one man; if even that bound holds,

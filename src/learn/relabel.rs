@@ -1,14 +1,14 @@
 //! Relabelling: the search scores of chosen records searched again, far deeper than a self-play
 //! game's budget, so the evaluation learns from a stronger judge where its own games taught it
-//! least (the first plies of the game).
+//! least (the first plies of the game, or the middle game past the book).
 //!
 //! The records chosen are those from one ply up to (not including) another, thinned to one in
-//! `every` by the seed. Each is
-//! searched from a cleared table (a position's score does not depend on the order or the thread
-//! that searched it), and a position met again takes the score already found. The output records
-//! keep their game's result and ply; only the score changes. The run is deterministic for its
-//! settings whatever the number of threads, and resumable: a run appending to a file that already
-//! holds `m` records skips the first `m` chosen ones.
+//! `every` by the seed. Each is searched from a cleared table (a position's score does not depend
+//! on the order or the thread that searched it), and a position met again takes the score already
+//! found. The output records keep their game's result and ply; only the score changes. The run is
+//! deterministic for its settings whatever the number of threads, and resumable: a run appending
+//! to a file that already holds `m` records skips the first `m` chosen ones (SIGINT or SIGTERM
+//! stops `checkersbot relabel` after the searches under way, every finished record written).
 
 use crate::engine::{Engine, EngineConfig, Limits};
 use crate::learn::data::{DataError, Record, Writer};
