@@ -742,8 +742,9 @@ fn relabel_stops_on_sigterm_and_the_same_command_resumes() {
     assert!(err.contains("--from-ply 30 chooses nothing"), "{err}");
     assert!(!out.exists(), "nothing written for a refused run");
 
-    const HEADER: u64 = 16;
-    const RECORD: u64 = 22; // 8x8: four 4-byte square sets, side, result, score, ply.
+    use checkersbot::learn::data::{record_len, HEADER_LEN};
+    const HEADER: u64 = HEADER_LEN as u64;
+    let record = record_len(checkersbot::rules::geometry::BoardSize::S8) as u64;
     let len = || std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     // Runs the command until the file holds more than `above` bytes, then stops it.
     let run_and_stop = |above: u64| {
@@ -769,10 +770,10 @@ fn relabel_stops_on_sigterm_and_the_same_command_resumes() {
     let (text, _) = run_and_stop(HEADER);
     let first = len();
     assert!(
-        (first - HEADER).is_multiple_of(RECORD),
+        (first - HEADER).is_multiple_of(record),
         "whole records only"
     );
-    let kept = (first - HEADER) / RECORD;
+    let kept = (first - HEADER) / record;
     assert!(kept >= 1, "{text}");
     // "k/N chosen positions of M relabelled": stopped well before the end.
     let total: u64 = text
@@ -787,7 +788,7 @@ fn relabel_stops_on_sigterm_and_the_same_command_resumes() {
         "{err}"
     );
     assert!(
-        len() > first && (len() - HEADER).is_multiple_of(RECORD),
+        len() > first && (len() - HEADER).is_multiple_of(record),
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
