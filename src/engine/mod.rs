@@ -756,12 +756,29 @@ fn search_position<G: Geometry>(
     // A root the database holds is answered from it, unless its distance is not stored (a
     // win/loss/draw-only slice): then the search, reading the database below the root, finds
     // the way to a conversion. Never while analysing with moves excluded.
-    let from_db = cfg
+    let mut from_db = cfg
         .egdb
         .as_ref()
         .filter(|_| !excluding)
         .and_then(|db| db.best_move(root))
         .filter(|(_, v)| !matches!(v, Value::Win(None) | Value::Loss(None)));
+    // A drawn root with `egdb_draw`: the search chooses among the moves that keep the draw (by
+    // who presses, see `SearchParams::egdb_draw`), where it has more than one.
+    let mut drawn_root = false;
+    if let (Some((_, Value::Draw)), Some(db)) = (from_db, cfg.egdb.as_ref()) {
+        if params.egdb_draw > 0 {
+            let drawing: Vec<_> = moves
+                .iter()
+                .copied()
+                .filter(|m| db.probe(&root.play(m)) == Some(Value::Draw))
+                .collect();
+            if drawing.len() > 1 {
+                moves = drawing;
+                from_db = None;
+                drawn_root = true;
+            }
+        }
+    }
     if let Some((mv, v)) = from_db {
         info.depth = 1;
         info.score = Score(egdb_score(v, 0));
@@ -843,6 +860,7 @@ fn search_position<G: Geometry>(
                 };
                 let mut s = Searcher::new(tt, ev, ctl, history, t as u64, params);
                 s.set_egdb(cfg.egdb.as_deref());
+                s.set_drawn_root(drawn_root);
                 s.set_root(root);
                 let mut order = order0;
                 // Helpers start at different depths so that threads fill the table ahead of
@@ -880,6 +898,7 @@ fn search_position<G: Geometry>(
         };
         let mut s = Searcher::new(tt, &evaluator, ctl, history, 0, params);
         s.set_egdb(cfg.egdb.as_deref());
+        s.set_drawn_root(drawn_root);
         s.set_root(root);
         let mut order = moves.clone();
         let mut last: Option<Iteration<G::B>> = None;

@@ -193,6 +193,14 @@ pub struct SearchParams {
     /// node lose as much history as it gains (off: only the cutting move gains, the engine
     /// before 2026-12-06).
     pub hmalus: bool,
+    /// Drawn endings scored by who presses: a position the endgame database holds as a draw
+    /// scores a quarter of the side to move's static evaluation, within this many hundredths of
+    /// a man either side of level, instead of exactly level; and at a drawn root the engine
+    /// searches the drawing moves only (the drawn positions below searched on while depth is
+    /// left) and plays the one that keeps the most pressure, rather than the database's first,
+    /// so that it keeps the winning chances a fallible opponent leaves it (0 = off: every
+    /// database draw is level and a drawn root answers at once, the engine before 2026-12-07).
+    pub egdb_draw: i32,
 }
 
 impl Default for SearchParams {
@@ -224,6 +232,7 @@ impl Default for SearchParams {
             contempt: 0,
             time_scale: true,
             hmalus: true,
+            egdb_draw: 25,
         }
     }
 }
@@ -234,7 +243,8 @@ impl SearchParams {
     /// `aspiration`, `threat_extension`, `razor_margin`, `razor_depth`, `probcut`,
     /// `probcut_depth`, `probcut_reduction`, `rfp`, `rfp_depth`, `iter_fit`, `move_fit`,
     /// `prefetch`, `large_pages`, `tt_ways`, `tt_age`, `lmp`, `contempt`, `time_scale`, `evr`,
-    /// `evr_depth`, `lmr_div` and `hmalus` (switches take 0 or 1). An empty list changes nothing.
+    /// `evr_depth`, `lmr_div`, `hmalus` and `egdb_draw` (switches take 0 or 1). An empty list
+    /// changes nothing.
     pub fn with_knobs(mut self, knobs: &str) -> Result<SearchParams, String> {
         for part in knobs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = part
@@ -283,6 +293,7 @@ impl SearchParams {
                 "contempt" => self.contempt = v.clamp(-200, 200),
                 "time_scale" => self.time_scale = flag()?,
                 "hmalus" => self.hmalus = flag()?,
+                "egdb_draw" => self.egdb_draw = v.clamp(0, 100),
                 other => return Err(format!("unknown search knob '{other}'")),
             }
         }
@@ -369,6 +380,10 @@ pub struct Searcher<'a, G: Geometry> {
     /// The last database answers by position key (direct-mapped): probes of positions met again
     /// skip the index and the block cache.
     egdb_memo: Vec<(u64, Value)>,
+    /// The root is a database draw searched among its drawing moves (`egdb_draw`): drawn
+    /// positions in the tree are searched on rather than scored at once, without the pruning
+    /// that reads the static score, so that the choice looks past the next move.
+    drawn_root: bool,
     /// The last static evaluations by position key (direct-mapped), kept only for the learned
     /// evaluation, which costs more than a probe: positions met again by transposition are not
     /// evaluated twice.
@@ -491,6 +506,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             params,
             egdb: None,
             egdb_memo: Vec::new(),
+            drawn_root: false,
             // An empty slot holds the key u64::MAX (see `set_egdb`).
             eval_memo: if eval.is_learned() {
                 vec![(u64::MAX, 0); EVAL_MEMO]
@@ -799,6 +815,12 @@ impl<'a, G: Geometry> Searcher<'a, G> {
                         Value::Win(None) | Value::Loss(None) => {
                             return egdb_score_eval(v, ply, self.static_eval(pos, ply))
                         }
+                        Value::Draw if self.params.egdb_draw > 0 => {
+                            if !(self.drawn_root && depth > 0) {
+                                let band = self.params.egdb_draw;
+                                return (self.static_eval(pos, ply) / 4).clamp(-band, band);
+                            }
+                        }
                         _ => return egdb_score(v, ply),
                     }
                 }
@@ -846,6 +868,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && !threatened
             && ply > 0
             && moves.len() > 1
+            && !self.drawn_root
             && alpha.abs() < EGDB_BOUND
         {
             let stand = self.static_eval(pos, ply);
@@ -861,6 +884,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && !forced_capture
             && !threatened
             && ply > 0
+            && !self.drawn_root
             && beta.abs() < EGDB_BOUND
         {
             let stand = self.static_eval(pos, ply);
@@ -890,6 +914,7 @@ impl<'a, G: Geometry> Searcher<'a, G> {
             && !is_pv
             && !forced_capture
             && ply > 0
+            && !self.drawn_root
             && beta.abs() < EGDB_BOUND
         {
             let rbeta = beta + self.params.probcut;
@@ -1158,6 +1183,11 @@ impl<'a, G: Geometry> Searcher<'a, G> {
         })
     }
 
+    /// Marks the root as a database draw searched among its drawing moves (see `drawn_root`).
+    pub fn set_drawn_root(&mut self, drawn: bool) {
+        self.drawn_root = drawn;
+    }
+
     /// Prepares the root: the key stack ends with the root's key.
     pub fn set_root(&mut self, root: &Position<G>) {
         let q = self.quiet.len() as u32;
@@ -1185,7 +1215,7 @@ mod tests {
         let d = SearchParams::default();
         assert_eq!(d.with_knobs(""), Ok(d));
         let p = d
-            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,tt_age=2,lmp=3,contempt=15,time_scale=0,evr=0,evr_depth=5,lmr_div=150,hmalus=0")
+            .with_knobs("probcut=0, lmr=0,razor_depth=3,rfp=40,rfp_depth=5,iter_fit=15,move_fit=40,prefetch=0,large_pages=0,tt_ways=2,tt_age=2,lmp=3,contempt=15,time_scale=0,evr=0,evr_depth=5,lmr_div=150,hmalus=0,egdb_draw=0")
             .unwrap();
         assert_eq!(
             p,
@@ -1208,9 +1238,11 @@ mod tests {
                 contempt: 15,
                 time_scale: false,
                 hmalus: false,
+                egdb_draw: 0,
                 ..d
             }
         );
+        assert_eq!(d.with_knobs("egdb_draw=500").map(|p| p.egdb_draw), Ok(100));
         for (bad, says) in [
             ("probcut", "no '=value'"),
             ("lmr=2", "0 or 1"),
