@@ -701,7 +701,7 @@ fn probe_command_prints_values() {
 
 mod engine_with_database {
     use super::*;
-    use checkersbot::engine::{Engine, EngineConfig, Limits, StopReason};
+    use checkersbot::engine::{Engine, EngineConfig, Limits, SearchParams, StopReason};
     use checkersbot::rules::any_size::AnyPosition;
     use checkersbot::rules::game::{Game, Status};
     use std::sync::atomic::AtomicBool;
@@ -855,40 +855,19 @@ mod engine_with_database {
         ];
         let drawn = sample(&db, &materials, 60, 4, |v| v == Value::Draw);
         assert!(drawn.len() >= 12, "{} drawn positions", drawn.len());
-        let mut holder = engine(Some(db.clone()));
-        let mut attacker = engine(None);
-        for p in &drawn {
-            holder.new_game();
-            attacker.new_game();
-            let mut game = Game::new(AnyPosition::S8(*p));
-            let stop = AtomicBool::new(false);
-            let limits = Limits {
-                depth: Some(8),
-                ..Limits::default()
-            };
-            let mut attack = |pos: &AnyPosition, history: &[u64]| {
-                attacker
-                    .search(pos, history, &limits, &stop, &mut |_| {})
-                    .best
-                    .expect("a move")
-            };
-            let status = play_out(&mut game, p.side, &mut holder, &mut attack, 120);
-            assert!(
-                !matches!(status, Status::Win { winner } if winner != p.side),
-                "{} {:?} lost",
-                Grid::from_position(p).to_line(),
-                p.side
-            );
+        // With the database's first drawing move and pressing alike, against a deeper attacker.
+        for egdb_draw in [0, SearchParams::default().egdb_draw] {
+            play_drawn(&drawn, &db, egdb_draw, 8);
         }
     }
 
     /// Plays each drawn position of `drawn` out (120 plies at most), the engine with the
     /// database and `egdb_draw` for the side to move (depth 6) against the same engine without
-    /// the database (depth 6 too), and returns the wins; panics on a loss.
-    fn press_all(drawn: &[Position<G8>], db: &Arc<Egdb>, egdb_draw: i32) -> usize {
+    /// the database at `depth`, and returns the wins; panics on a loss.
+    fn play_drawn(drawn: &[Position<G8>], db: &Arc<Egdb>, egdb_draw: i32, depth: u32) -> usize {
         let mut holder = Engine::new(EngineConfig {
             egdb: Some(db.clone()),
-            search: checkersbot::engine::SearchParams {
+            search: SearchParams {
                 egdb_draw,
                 ..Default::default()
             },
@@ -896,8 +875,8 @@ mod engine_with_database {
         });
         let mut attacker = engine(None);
         let stop = AtomicBool::new(false);
-        let same_depth = Limits {
-            depth: Some(6),
+        let attack = Limits {
+            depth: Some(depth),
             ..Limits::default()
         };
         let mut wins = 0;
@@ -907,7 +886,7 @@ mod engine_with_database {
             let mut game = Game::new(AnyPosition::S8(*p));
             let mut defend = |pos: &AnyPosition, history: &[u64]| {
                 attacker
-                    .search(pos, history, &same_depth, &stop, &mut |_| {})
+                    .search(pos, history, &attack, &stop, &mut |_| {})
                     .best
                     .expect("a move")
             };
@@ -941,10 +920,10 @@ mod engine_with_database {
         ];
         let drawn = sample(&db, &materials, 800, 24, |v| v == Value::Draw);
         assert!(drawn.len() >= 80, "{} drawn positions", drawn.len());
-        let default_band = checkersbot::engine::SearchParams::default().egdb_draw;
+        let default_band = SearchParams::default().egdb_draw;
         assert!(default_band > 0, "pressing is the default");
-        let pressed = press_all(&drawn, &db, default_band);
-        let passive = press_all(&drawn, &db, 0);
+        let pressed = play_drawn(&drawn, &db, default_band, 6);
+        let passive = play_drawn(&drawn, &db, 0, 6);
         eprintln!(
             "{} drawn positions: {pressed} won pressing, {passive} with the first drawing move",
             drawn.len()
