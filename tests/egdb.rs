@@ -873,24 +873,24 @@ mod engine_with_database {
             },
             ..EngineConfig::default()
         });
-        let mut attacker = engine(None);
+        let mut opponent = engine(None);
         let stop = AtomicBool::new(false);
-        let attack = Limits {
+        let opponent_limits = Limits {
             depth: Some(depth),
             ..Limits::default()
         };
         let mut wins = 0;
         for p in drawn {
             holder.new_game();
-            attacker.new_game();
+            opponent.new_game();
             let mut game = Game::new(AnyPosition::S8(*p));
-            let mut defend = |pos: &AnyPosition, history: &[u64]| {
-                attacker
-                    .search(pos, history, &attack, &stop, &mut |_| {})
+            let mut reply = |pos: &AnyPosition, history: &[u64]| {
+                opponent
+                    .search(pos, history, &opponent_limits, &stop, &mut |_| {})
                     .best
                     .expect("a move")
             };
-            let status = play_out(&mut game, p.side, &mut holder, &mut defend, 120);
+            let status = play_out(&mut game, p.side, &mut holder, &mut reply, 120);
             match status {
                 Status::Win { winner } if winner == p.side => wins += 1,
                 Status::Win { .. } => {
