@@ -183,7 +183,11 @@ fn every_move_of_the_builtin_book_is_legal_and_it_is_small() {
         book.len()
     );
     assert!(BookSpec::parse("builtin").load().is_ok());
-    assert!(checkersbot::engine::book::BUILTIN_8X8.len() < 1 << 20);
+    // Compiled into every binary and read whole by the daemon at its start: 56 ms at 32,160
+    // positions (983 KB) on this project's machine (docs/performance.md), so 4 MiB keeps that
+    // start within a quarter of a second; a one-position `search` reads only its root's record
+    // whatever the size (`Book::from_bytes_for`).
+    assert!(checkersbot::engine::book::BUILTIN_8X8.len() < 4 << 20);
     let start = AnyPosition::initial(BoardSize::S8, Side::Player);
     assert!(book.moves(&start).is_some(), "the start is in the book");
     for e in book.entries() {
@@ -193,6 +197,88 @@ fn every_move_of_the_builtin_book_is_legal_and_it_is_small() {
             assert!(legal.contains(&m.mv), "{}: {}", e.position, m.mv);
         }
     }
+}
+
+/// `Book::from_bytes_for` (what a one-position `search` reads of the built-in book): the records
+/// of the positions asked for, in either colour, exactly as the whole book has them; nothing for
+/// positions the book lacks or of another size; and a damaged file still refused.
+#[test]
+fn a_book_cut_down_to_its_roots_answers_them_as_the_whole_book_does() {
+    let whole = builtin();
+    let bytes = checkersbot::engine::book::BUILTIN_8X8;
+    // Positions the book holds (the first, the last and some between, each in both colours),
+    // and one it lacks.
+    let n = whole.len();
+    let held: Vec<AnyPosition> = [0, 1, n / 3, n / 2, n - 1]
+        .iter()
+        .map(|&i| whole.entries()[i].position)
+        .collect();
+    let turned = |p: &AnyPosition| {
+        let mut grid = p.grid().rotated();
+        for c in grid.clone().playable() {
+            let q = grid.get(c).map(|mut q| {
+                q.side = q.side.opponent();
+                q
+            });
+            grid.set(c, q);
+        }
+        AnyPosition::from_grid(&grid, Side::Bot)
+    };
+    let lacking = AnyPosition::from_grid(
+        &checkersbot::rules::board::Grid::parse_line(
+            "_b_b_b__/b_______/________/________/________/________/_______p/p_p_p_p_",
+        )
+        .expect("a board"),
+        Side::Player,
+    );
+    assert!(whole.moves(&lacking).is_none());
+    for p in &held {
+        for q in [*p, turned(p)] {
+            let cut = Book::from_bytes_for(bytes, &[q, lacking], false).expect("reads");
+            assert_eq!(cut.len(), 1, "{q}");
+            assert_eq!(cut.moves(&q), whole.moves(&q), "{q}");
+            assert_eq!(
+                cut.moves_within(&q, 1 << 40),
+                whole.moves_within(&q, 1 << 40)
+            );
+            assert_eq!(cut.info(), whole.info());
+            let checked = Book::from_bytes_for(bytes, &[q], true).expect("reads");
+            assert_eq!(checked.entries(), cut.entries());
+        }
+    }
+    let all = Book::from_bytes_for(bytes, &held, true).expect("reads");
+    assert_eq!(all.len(), held.len());
+    assert!(Book::from_bytes_for(bytes, &[lacking], true)
+        .expect("reads")
+        .is_empty());
+    let small = AnyPosition::initial(BoardSize::S6, Side::Player);
+    assert!(Book::from_bytes_for(bytes, &[small], true)
+        .expect("reads")
+        .is_empty());
+    // Through the spec: the built-in book for an 8x8 root, nothing on another size.
+    let spec = BookSpec::parse("builtin");
+    let cut = spec
+        .load_for_root(&held[2])
+        .expect("reads")
+        .expect("a book");
+    assert_eq!(cut.moves(&held[2]), whole.moves(&held[2]));
+    assert!(spec.load_for_root(&small).expect("reads").is_none());
+    // A damaged byte in another record: the checksum finds it when asked; a truncated body is
+    // refused either way.
+    let mut damaged = bytes.to_vec();
+    let last = damaged.len() - 3;
+    damaged[last] ^= 0x40;
+    assert!(matches!(
+        Book::from_bytes_for(&damaged, &[held[0]], true),
+        Err(BookError::Checksum { .. })
+    ));
+    let short = &bytes[..bytes.len() - 5];
+    assert!(Book::from_bytes_for(short, &[held[0]], false).is_err());
+    assert!(Book::from_bytes_for(short, &[held[0]], true).is_err());
+    assert!(matches!(
+        Book::from_bytes_for(b"not a book", &[held[0]], false),
+        Err(BookError::Magic)
+    ));
 }
 
 proptest! {
@@ -849,12 +935,73 @@ fn book_lines_grows_a_book_along_the_games_and_goes_on_from_it() {
     let (out, err, ok) = bin(&["book", "info", "--book", &p]);
     assert!(ok, "{err}");
     assert!(out.contains(&format!("variations {variations} ")), "{out}");
+    // The games played are listed beside the book, one line each.
+    let played = std::path::PathBuf::from(format!("{p}.lines"));
+    let listed = |path: &std::path::Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .expect("the played file")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(String::from)
+            .collect()
+    };
+    let first = listed(&played);
+    assert_eq!(first.len(), 8, "{first:?}");
+    for ballot in [2, 3] {
+        for side in ["p", "b"] {
+            for opponent in [2000, 5000] {
+                let n = first
+                    .iter()
+                    .filter(|l| {
+                        l.contains(&format!(" ballot={ballot} "))
+                            && l.contains(&format!(" book_side={side} "))
+                            && l.contains(&format!(" opponent_nodes={opponent} "))
+                            && l.starts_with("nodes=20000 max_ply=12 ")
+                    })
+                    .count();
+                assert_eq!(n, 1, "ballot {ballot} {side} {opponent}: {first:?}");
+            }
+        }
+    }
+    // Run again, it plays none of them...
     let (_, err, ok) = run(args(false));
+    assert!(ok && err.contains("resuming"), "{err}");
+    assert!(
+        err.contains("0 games to ply 12 (8 of 8 already played"),
+        "{err}"
+    );
+    assert!(err.contains("every game played"), "{err}");
+    assert_eq!(Book::load(&path).expect("kept").len(), grown.len());
+    // ...over a wider deck, only the new ballot's...
+    let mut wider = args(false);
+    wider[5] = "acf3:2-4".to_string();
+    let (_, err, ok) = run(wider);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("4 games to ply 12 (8 of 12 already played"),
+        "{err}"
+    );
+    let now = listed(&played);
+    assert_eq!(now.len(), 12, "{now:?}");
+    assert_eq!(now[..8], first[..]);
+    assert_eq!(
+        now.iter().filter(|l| l.contains(" ballot=4 ")).count(),
+        4,
+        "{now:?}"
+    );
+    let wider_book = Book::load(&path).expect("written").len();
+    assert!(wider_book >= grown.len());
+    // ...and without the list (`--played off`) it replays them all from the book, adding nothing.
+    let mut all = args(false);
+    all.extend(["--played".to_string(), "off".to_string()]);
+    let (_, err, ok) = run(all);
     let again = Book::load(&path);
     std::fs::remove_file(&path).ok();
+    std::fs::remove_file(&played).ok();
     assert!(ok && err.contains("resuming"), "{err}");
+    assert!(err.contains("8 games to ply 12,"), "{err}");
     assert!(err.contains("(+0 this run"), "{err}");
-    assert_eq!(again.expect("rewritten").len(), grown.len());
+    assert_eq!(again.expect("rewritten").len(), wider_book);
     // Bad budgets are refused before anything is written.
     let (_, err, ok) = bin(&["book", "lines", "--out", &p, "--opponent-nodes", "0"]);
     assert!(!ok && err.contains("--opponent-nodes"), "{err}");

@@ -3,11 +3,13 @@
 use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
 use checkersbot::engine::book::build::{build, deepen_list, BuildConfig, BuildEnd, Progress};
-use checkersbot::engine::book::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
+use checkersbot::engine::book::lines::{
+    grow_lines, lines_games, LinesConfig, LinesEnd, LinesGame, LinesProgress, Opening,
+};
 use checkersbot::engine::book::shard::{
     build_shard, lines_shard, merge, Shard, ShardError, ShardProgress, ShardSpec,
 };
-use checkersbot::engine::book::{fnv1a, Book, BookSpec, BuildInfo, Entry};
+use checkersbot::engine::book::{fnv1a, Book, BookError, BookSpec, BuildInfo, Entry};
 use checkersbot::engine::{EngineConfig, Limits};
 use checkersbot::play::level::Level;
 use checkersbot::rng::Rng;
@@ -38,7 +40,8 @@ enum BookCommand {
     /// side playing from the book, to a game ply. The book side plays the book's move, or searches
     /// a position the book lacks and adds it; the other side is the engine at a small budget (the
     /// likely replies). Reach where `build` gives breadth; SIGINT or SIGTERM stops it saved, the
-    /// same command goes on (games already played are replayed from the book).
+    /// same command goes on: the games already played, listed in the --played file, are not
+    /// played again.
     Lines(LinesArgs),
     /// Merge the shard files of one `book build --shard K/N` round (or of `book lines --shard
     /// K/N`), all N of them, into the book they were grown from: --out if it exists, else --from.
@@ -168,6 +171,13 @@ struct LinesArgs {
     /// Start over (from --from, or empty) even if --out exists.
     #[arg(long)]
     fresh: bool,
+    /// The games played, for resuming across runs and sessions: a line for each finished game
+    /// (the settings, the opponent's budget, the book side and the ballot), written with the
+    /// book; a game listed with this run's settings is not played again, whatever --deck. `off`
+    /// for none. Default: --out with `.lines` added. A new book (--fresh, or no --out yet)
+    /// starts it over. Not with --shard (a shard file resumes itself).
+    #[arg(long, value_name = "FILE")]
+    played: Option<String>,
     /// Play only shard K of N of the games into --out, a shard file, for `book merge` (the book
     /// grown from is --from, else an empty one): the games of ballots K, K+N, K+2N... of --deck.
     #[arg(long, value_name = "K/N")]
@@ -776,14 +786,63 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         save_every: Duration::from_secs(a.save_every),
     };
     if let Some(spec) = shard {
+        if a.played.is_some() {
+            bail!("--played is not for a shard: a shard file resumes itself");
+        }
         return run_lines_shard(a, spec, &book, &openings, &cfg);
     }
-    let games = openings.len() * 2 * cfg.opponents.len();
+    let all = lines_games(&openings, &cfg);
+    // Each game's line in the --played file.
+    let settings = format!(
+        "nodes={} max_ply={} hash={} eval={}",
+        a.nodes,
+        a.max_ply,
+        a.hash,
+        eval_word(&a.eval)
+    );
+    let line_of = |g: &LinesGame| {
+        let o = &openings[g.opening];
+        format!(
+            "{settings} opponent_nodes={} book_side={} ballot={} ply={} opening={}",
+            a.opponent_nodes[g.opponent], g.book_side, ballots[g.opening].number, o.ply, o.position
+        )
+    };
+    let played_path = match a.played.as_deref() {
+        Some("off") => None,
+        Some(path) => Some(PathBuf::from(path)),
+        None => {
+            let mut name = a.out.clone().into_os_string();
+            name.push(".lines");
+            Some(PathBuf::from(name))
+        }
+    };
+    // A new book (no --out yet, or --fresh) starts the list over.
+    let mut listed: Vec<String> = match &played_path {
+        Some(path) if !a.fresh && a.out.exists() => read_played(path)?,
+        _ => Vec::new(),
+    };
+    let known: std::collections::HashSet<&str> = listed.iter().map(String::as_str).collect();
+    let played: std::collections::HashSet<LinesGame> = all
+        .iter()
+        .filter(|g| known.contains(line_of(g).as_str()))
+        .copied()
+        .collect();
+    drop(known);
+    let games = all.len() - played.len();
     eprintln!(
-        "book: lines into {} from {} ballots of {spec}, {games} games to ply {}, {} nodes a new position, opponent {:?} nodes, {threads} thread(s); SIGINT/SIGTERM stops it saved",
+        "book: lines into {} from {} ballots of {spec}, {games} games to ply {}{}, {} nodes a new position, opponent {:?} nodes, {threads} thread(s); SIGINT/SIGTERM stops it saved",
         a.out.display(),
         ballots.len(),
         a.max_ply,
+        match &played_path {
+            Some(path) if !played.is_empty() => format!(
+                " ({} of {} already played, listed in {})",
+                played.len(),
+                all.len(),
+                path.display()
+            ),
+            _ => String::new(),
+        },
         a.nodes,
         a.opponent_nodes
     );
@@ -809,16 +868,37 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
             hms(p.elapsed)
         );
     };
+    // Games finished, listed once their records are in the book: a game is written to the
+    // --played file only with (after) a save of the book that holds it.
+    let finished: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut report_and_note = |p: &LinesProgress| {
+        if let Ok(mut f) = finished.lock() {
+            f.push(line_of(&p.game));
+        }
+        report(p);
+    };
     let end = grow_lines(
         &mut book,
         &openings,
         &cfg,
+        &played,
         stop,
         &mut |b| {
             tracing::debug!("saving {} positions", b.len());
-            b.save(&out)
+            // The games finished before this save began are in the book being saved.
+            let now: Vec<String> = finished.lock().map(|f| f.clone()).unwrap_or_default();
+            b.save(&out)?;
+            if let Some(path) = &played_path {
+                for line in now {
+                    if !listed.contains(&line) {
+                        listed.push(line);
+                    }
+                }
+                write_played(path, &listed)?;
+            }
+            Ok(())
         },
-        &mut report,
+        &mut report_and_note,
     )
     .map_err(|e| anyhow!("book lines: {e}"))?;
     let why = match end {
@@ -833,6 +913,42 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         a.out.display()
     );
     Ok(())
+}
+
+/// The largest `--played` file read (a line is some 200 bytes; the whole deck at one budget is
+/// 314 lines).
+const MAX_PLAYED_FILE: u64 = 16 << 20;
+
+/// The lines of a `book lines --played` file (none if it does not exist yet).
+fn read_played(path: &Path) -> Result<Vec<String>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = checkersbot::files::read_regular(path, MAX_PLAYED_FILE)
+        .with_context(|| format!("--played {}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow!("--played {}: not text (UTF-8)", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect())
+}
+
+/// Writes the `--played` file (atomically).
+fn write_played(path: &Path, lines: &[String]) -> Result<(), BookError> {
+    let mut text = String::from(
+        "# checkersbot book lines: the games played (see `checkersbot book lines --help`, --played)\n",
+    );
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    checkersbot::files::write_atomically(path, text.as_bytes()).map_err(|source| BookError::Io {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// `book lines --shard K/N`.

@@ -251,23 +251,25 @@ pub fn load_eval(spec: &str) -> Result<LearnedSet> {
     checkersbot::engine::eval::load_eval(spec).map_err(|e| anyhow!("--eval {e}"))
 }
 
-/// [`load_book`] and [`load_eval`] for a process that plays one board size, if `size` is given:
+/// [`load_book`] and [`load_eval`] for a process that searches one position, `root`, if given:
 /// what the other sizes would need is not read (the built-in 8x8 book and weights on 10x10, the
-/// 10x10 weights on 8x8), which a one-position `search` would otherwise pay for at every start.
+/// 10x10 weights on 8x8), and of the built-in book only `root`'s record is read
+/// ([`BookSpec::load_for_root`]), which a one-position `search` would otherwise pay for at every
+/// start.
 fn load_for(
     book: &str,
     eval: &str,
-    size: Option<BoardSize>,
+    root: Option<&AnyPosition>,
 ) -> Result<(Option<Arc<Book>>, LearnedSet)> {
-    let Some(size) = size else {
+    let Some(root) = root else {
         return Ok((load_book(book)?, load_eval(eval)?));
     };
     let book = BookSpec::parse(book)
-        .load_for_size(size)
+        .load_for_root(root)
         .map(|b| b.map(Arc::new))
         .map_err(|e| anyhow!("--book {book}: {e}"))?;
-    let learned =
-        checkersbot::engine::eval::load_eval_for(eval, size).map_err(|e| anyhow!("--eval {e}"))?;
+    let learned = checkersbot::engine::eval::load_eval_for(eval, root.size())
+        .map_err(|e| anyhow!("--eval {e}"))?;
     Ok((book, learned))
 }
 
@@ -281,13 +283,14 @@ impl EngineArgs {
         self.config_for(limits, None)
     }
 
-    /// [`EngineArgs::config`] for an engine that searches positions of `size` only (when
-    /// given): the book and the learned weights of other sizes are not read ([`load_for`]);
-    /// every search of a `size` position goes exactly as with [`EngineArgs::config`].
+    /// [`EngineArgs::config`] for an engine that searches `root` only (when given): the book
+    /// and the learned weights of other sizes are not read, nor the built-in book's records of
+    /// other positions ([`load_for`]); the search of `root` goes exactly as with
+    /// [`EngineArgs::config`].
     pub fn config_for(
         &self,
         limits: Option<&checkersbot::engine::Limits>,
-        size: Option<BoardSize>,
+        root: Option<&AnyPosition>,
     ) -> Result<checkersbot::engine::EngineConfig> {
         use checkersbot::engine::eval::{Term, Weights};
         let mut weights = if self.aggressive {
@@ -310,7 +313,7 @@ impl EngineArgs {
             None => checkersbot::engine::memory::AUTO_TABLE_MIN_MB,
         });
         check_table(hash, self.threads)?;
-        let (book, learned) = load_for(&self.book, &self.eval, size)?;
+        let (book, learned) = load_for(&self.book, &self.eval, root)?;
         Ok(checkersbot::engine::EngineConfig {
             hash_mb: hash,
             threads: self.threads.max(1),

@@ -10,9 +10,10 @@ use std::time::Duration;
 /// What a run pays before it searches, shown after the options in `--help` (figures of
 /// docs/performance.md, "process start").
 const START_COST: &str = "Each run is a new process, which pays for its start before it \
-searches: about 7 ms on this project's 2-core machine, plus about 11 ms on 8x8 to read the \
-built-in opening book (--book off skips it; the book and the learned weights of other sizes are \
-not read), plus the endgame database if one is found, on any size (--egdb off skips it; held in \
+searches: about 7 ms on this project's 2-core machine (of the built-in opening book only the \
+position's own record is read, a small fraction of a millisecond whatever the book's size; a \
+book file is read whole; the book and the learned weights of other sizes are not read), plus \
+the endgame database if one is found, on any size (--egdb off skips it; held in \
 memory, the 6-piece 8x8 one takes about 0.5 s). --movetime is the search's own time, so a run \
 takes that and its start; the daemon (serve) pays these once and answers within the move time.";
 
@@ -83,7 +84,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         depth,
         nodes: args.nodes,
     };
-    let mut config = args.engine.config_for(Some(&limits), Some(pos.size()))?;
+    let mut config = args.engine.config_for(Some(&limits), Some(&pos))?;
     config.search = config
         .search
         .with_knobs(&args.search)

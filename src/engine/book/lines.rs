@@ -71,12 +71,45 @@ pub struct Opening {
     pub ply: u32,
 }
 
+/// One game of a run: its opening (a place in the run's openings), the side that plays from the
+/// book, and the opponent's budget (a place in [`LinesConfig::opponents`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LinesGame {
+    /// The opening's place in the run's openings.
+    pub opening: usize,
+    /// The side that plays from the book.
+    pub book_side: Side,
+    /// The opponent's budget's place in [`LinesConfig::opponents`].
+    pub opponent: usize,
+}
+
+/// Every game of a run from `openings` under `cfg`, in the order [`grow_lines`] starts them:
+/// opening by opening, for each opponent budget the opening's side to move first as the book
+/// side, then the other.
+pub fn lines_games(openings: &[Opening], cfg: &LinesConfig) -> Vec<LinesGame> {
+    let mut games = Vec::with_capacity(openings.len() * 2 * cfg.opponents.len());
+    for (i, o) in openings.iter().enumerate() {
+        for opponent in 0..cfg.opponents.len() {
+            for book_side in [o.position.side(), o.position.side().opponent()] {
+                games.push(LinesGame {
+                    opening: i,
+                    book_side,
+                    opponent,
+                });
+            }
+        }
+    }
+    games
+}
+
 /// Progress of a run, reported after every game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinesProgress {
+    /// The game just finished.
+    pub game: LinesGame,
     /// Games finished in this run.
     pub games: usize,
-    /// Games in all.
+    /// Games this run plays in all (those of the openings less those it was told were played).
     pub total: usize,
     /// Positions in the book.
     pub positions: usize,
@@ -129,12 +162,14 @@ enum GameEnd {
 }
 
 /// Grows `book` along the games from every opening in `openings` (each once per book side and
-/// opponent budget) until they are all played, the time limit or `stop`. `save` is called at
-/// least every [`LinesConfig::save_every`] and at the end, `on_progress` after every game.
+/// opponent budget, [`lines_games`]) but those in `played`, until they are all played, the time
+/// limit or `stop`. `save` is called at least every [`LinesConfig::save_every`] and at the end,
+/// `on_progress` after every game, once the game's records are in the book.
 pub fn grow_lines(
     book: &mut Book,
     openings: &[Opening],
     cfg: &LinesConfig,
+    played: &HashSet<LinesGame>,
     stop: &AtomicBool,
     save: &mut (dyn FnMut(&Book) -> Result<(), BookError> + Send),
     on_progress: &mut (dyn FnMut(&LinesProgress) + Send),
@@ -148,9 +183,11 @@ pub fn grow_lines(
     engine_cfg.threads = 1;
     engine_cfg.seed = None;
     engine_cfg.book = None;
-    // Game k: opening k / (2 * opponents), book side and opponent from the rest.
-    let per_opening = 2 * cfg.opponents.len();
-    let total = openings.len() * per_opening;
+    let todo: Vec<LinesGame> = lines_games(openings, cfg)
+        .into_iter()
+        .filter(|g| !played.contains(g))
+        .collect();
+    let total = todo.len();
     let threads = cfg.threads.max(1).min(total.max(1));
     let next = AtomicUsize::new(0);
     let shared = Shared {
@@ -171,7 +208,8 @@ pub fn grow_lines(
         for _ in 0..threads {
             let (next, shared, halted, failure, callbacks) =
                 (&next, &shared, &halted, &failure, &callbacks);
-            let (engine_cfg, known, kept, timed_out) = (&engine_cfg, &known, &kept, &timed_out);
+            let (engine_cfg, known, kept, timed_out, todo) =
+                (&engine_cfg, &known, &kept, &timed_out, &todo);
             scope.spawn(move || {
                 let mut mine = Engine::new(engine_cfg.clone());
                 let mut theirs = Engine::new(engine_cfg.clone());
@@ -183,27 +221,19 @@ pub fn grow_lines(
                         break;
                     }
                     let k = next.fetch_add(1, Ordering::Relaxed);
-                    if k >= total {
+                    let Some(&game) = todo.get(k) else {
                         break;
-                    }
-                    let opening = openings[k / per_opening];
-                    let rest = k % per_opening;
-                    let book_side = if rest.is_multiple_of(2) {
-                        opening.position.side()
-                    } else {
-                        opening.position.side().opponent()
                     };
-                    let opponent = &cfg.opponents[rest / 2];
                     let end = play_game(
                         &mut mine,
                         &mut theirs,
                         shared,
                         known,
                         kept,
-                        opening,
-                        book_side,
+                        openings[game.opening],
+                        game.book_side,
                         cfg,
-                        opponent,
+                        &cfg.opponents[game.opponent],
                         stop,
                         timed_out,
                     );
@@ -224,6 +254,7 @@ pub fn grow_lines(
                         break;
                     };
                     let progress = LinesProgress {
+                        game,
                         games: stats.games,
                         total,
                         positions: book.len(),
@@ -444,9 +475,15 @@ mod tests {
         stop: &AtomicBool,
     ) -> (LinesEnd, Vec<LinesProgress>) {
         let mut seen = Vec::new();
-        let end = grow_lines(book, &openings(), cfg, stop, &mut |_| Ok(()), &mut |p| {
-            seen.push(p.clone())
-        })
+        let end = grow_lines(
+            book,
+            &openings(),
+            cfg,
+            &HashSet::new(),
+            stop,
+            &mut |_| Ok(()),
+            &mut |p| seen.push(p.clone()),
+        )
         .expect("grows");
         (end, seen)
     }
@@ -533,6 +570,7 @@ mod tests {
             &mut part,
             &openings(),
             &config(2),
+            &HashSet::new(),
             &stopper,
             &mut |_| Ok(()),
             &mut |_| stopper.store(true, Ordering::Relaxed),
@@ -544,6 +582,71 @@ mod tests {
         let (end, _) = grown(&mut part, &config(2), &stop);
         assert_eq!(end, LinesEnd::Done);
         assert_eq!(sorted(&part), sorted(&whole));
+    }
+
+    #[test]
+    fn games_told_played_are_skipped_and_the_rest_completes_the_book() {
+        let stop = AtomicBool::new(false);
+        let cfg = config(2);
+        let mut whole = Book::new(BoardSize::S6, BuildInfo::default());
+        grown(&mut whole, &cfg, &stop);
+        let all = lines_games(&openings(), &cfg);
+        assert_eq!(all.len(), 8);
+        assert_eq!(
+            all.iter().copied().collect::<HashSet<_>>().len(),
+            8,
+            "every game once"
+        );
+        let (first, second): (HashSet<LinesGame>, HashSet<LinesGame>) =
+            all.iter().partition(|g| g.opening == 0);
+        // The second opening's games told played: only the first's are played...
+        let mut part = Book::new(BoardSize::S6, BuildInfo::default());
+        let mut seen = Vec::new();
+        let end = grow_lines(
+            &mut part,
+            &openings(),
+            &cfg,
+            &second,
+            &stop,
+            &mut |_| Ok(()),
+            &mut |p| seen.push(p.clone()),
+        )
+        .expect("grows");
+        assert_eq!(end, LinesEnd::Done);
+        assert_eq!(seen.len(), 4);
+        assert!(seen.iter().all(|p| p.total == 4 && first.contains(&p.game)));
+        let reported: HashSet<LinesGame> = seen.iter().map(|p| p.game).collect();
+        assert_eq!(reported, first);
+        assert!(part.len() < whole.len());
+        // ...and a run told those were played plays the rest: the book of one run through.
+        let mut seen = Vec::new();
+        grow_lines(
+            &mut part,
+            &openings(),
+            &cfg,
+            &first,
+            &stop,
+            &mut |_| Ok(()),
+            &mut |p| seen.push(p.game),
+        )
+        .expect("grows");
+        assert_eq!(seen.iter().copied().collect::<HashSet<_>>(), second);
+        assert_eq!(sorted(&part), sorted(&whole));
+        // Told every game was played, a run plays none.
+        let everything: HashSet<LinesGame> = all.into_iter().collect();
+        let before = sorted(&part);
+        let end = grow_lines(
+            &mut part,
+            &openings(),
+            &cfg,
+            &everything,
+            &stop,
+            &mut |_| Ok(()),
+            &mut |_| panic!("no game to report"),
+        )
+        .expect("grows");
+        assert_eq!(end, LinesEnd::Done);
+        assert_eq!(sorted(&part), before);
     }
 
     /// A drop-out build that expands a lines leaf's parent searches the leaf again at its own

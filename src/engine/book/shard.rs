@@ -782,7 +782,15 @@ pub fn lines_shard(
                 elapsed: p.elapsed,
             })
         };
-        grow_lines(&mut book, &mine, cfg, stop, &mut save_book, &mut report)
+        grow_lines(
+            &mut book,
+            &mine,
+            cfg,
+            &HashSet::new(),
+            stop,
+            &mut save_book,
+            &mut report,
+        )
     };
     if let Some(e) = saved {
         return Err(e);
@@ -1477,6 +1485,7 @@ mod tests {
             &mut base,
             &openings[..2],
             &small,
+            &HashSet::new(),
             &stop,
             &mut |_| Ok(()),
             &mut |_| {},
@@ -1487,6 +1496,7 @@ mod tests {
             &mut single,
             &openings,
             &cfg,
+            &HashSet::new(),
             &stop,
             &mut |_| Ok(()),
             &mut |_| {},
