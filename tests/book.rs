@@ -452,6 +452,21 @@ fn book_commands_and_bad_files() {
         )),
         "{out}"
     );
+    // Then what the moves rest on: the start is an expanded position.
+    let record = builtin()
+        .entry(
+            builtin()
+                .find_canonical(&canonical(&start).0)
+                .expect("in the book"),
+        )
+        .clone();
+    assert!(
+        out.ends_with(&format!(
+            "record expanded value {} depth {} nodes {}\n",
+            record.value, record.depth, record.nodes
+        )),
+        "{out}"
+    );
     let path = std::env::temp_dir().join(format!("checkersbot-bad-{}.cbbk", std::process::id()));
     let mut bytes = tiny8().to_bytes().expect("writes");
     bytes.truncate(bytes.len() - 3);
@@ -1002,9 +1017,12 @@ fn book_lines_grows_a_book_along_the_games_and_goes_on_from_it() {
     assert!(err.contains("8 games to ply 12,"), "{err}");
     assert!(err.contains("(+0 this run"), "{err}");
     assert_eq!(again.expect("rewritten").len(), wider_book);
-    // Bad budgets are refused before anything is written.
+    // Bad budgets, and a list that would overwrite the book, are refused before anything is
+    // written.
     let (_, err, ok) = bin(&["book", "lines", "--out", &p, "--opponent-nodes", "0"]);
     assert!(!ok && err.contains("--opponent-nodes"), "{err}");
+    let (_, err, ok) = bin(&["book", "lines", "--out", &p, "--played", &p]);
+    assert!(!ok && err.contains("the book itself"), "{err}");
     assert!(!path.exists());
 }
 

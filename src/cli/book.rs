@@ -816,6 +816,12 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
             Some(PathBuf::from(name))
         }
     };
+    if played_path.as_deref() == Some(a.out.as_path()) {
+        bail!(
+            "--played {}: that is the book itself (--out)",
+            a.out.display()
+        );
+    }
     // A new book (no --out yet, or --fresh) starts the list over.
     let mut listed: Vec<String> = match &played_path {
         Some(path) if !a.fresh && a.out.exists() => read_played(path)?,
@@ -1141,6 +1147,22 @@ fn run_probe(a: &ProbeArgs) -> Result<()> {
         Some(moves) => {
             for m in moves {
                 println!("move {} value {}", m.mv.notation(), m.value);
+            }
+            // What the moves rest on: an expanded position's minimax, or one search's.
+            let canon = checkersbot::engine::book::canonical(&pos).0;
+            if let Some(i) = book.find_canonical(&canon) {
+                let e = book.entry(i);
+                let kind = if e.expanded {
+                    "expanded"
+                } else if e.pv {
+                    "variation"
+                } else {
+                    "leaf"
+                };
+                println!(
+                    "record {kind} value {} depth {} nodes {}",
+                    e.value, e.depth, e.nodes
+                );
             }
         }
         None => println!("notinbook"),
