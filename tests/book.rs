@@ -42,6 +42,7 @@ fn tiny(size: BoardSize, max: usize) -> Book {
         save_every: Duration::from_secs(3600),
         roots: Vec::new(),
         deepen: false,
+        repair: None,
     };
     let mut book = Book::new(
         size,
@@ -688,6 +689,7 @@ fn deck_config(nodes: u64, max: usize) -> BuildConfig {
         save_every: Duration::from_secs(3600),
         roots,
         deepen: false,
+        repair: None,
     }
 }
 

@@ -113,6 +113,12 @@ struct BuildArgs {
     /// up; then grow as usual (--max-positions 1 stops after the pass).
     #[arg(long)]
     deepen: bool,
+    /// Expand first the leaves the book contradicts: a leaf whose move is worse, by more than
+    /// MARGIN hundredths of a man, than another move there by the record the book holds of the
+    /// position that move leads to (every move is then searched at this build's budget, and
+    /// the minimax settles which is right); then grow as usual.
+    #[arg(long, value_name = "MARGIN")]
+    repair: Option<u32>,
     /// Stop after this many rounds (a round expands --batch leaves; the first round of a build
     /// that lacks a root or deepens searches those): as many rounds as --shard generations.
     #[arg(long)]
@@ -357,6 +363,7 @@ fn run_build(a: &BuildArgs) -> Result<()> {
         save_every: Duration::from_secs(a.save_every),
         roots,
         deepen: a.deepen,
+        repair: a.repair,
     };
     let roots_text = match &deck {
         Some(spec) => format!("the start and {} ballots of {spec}", ballots.len()),
@@ -551,16 +558,18 @@ fn run_build_shard(
         save_every: Duration::from_secs(a.save_every),
         roots,
         deepen: a.deepen,
+        repair: a.repair,
     };
     let deck_word = deck.map_or_else(|| "none".to_string(), |d| d.to_string());
     let settings = format!(
-        "kind=build size={} nodes={nodes} penalty={} batch={} max_ply={} deck={deck_word} ballot_cost={} deepen={} hash={} eval={} program=checkersbot-{}",
+        "kind=build size={} nodes={nodes} penalty={} batch={} max_ply={} deck={deck_word} ballot_cost={} deepen={}{} hash={} eval={} program=checkersbot-{}",
         size.n(),
         a.penalty,
         a.batch.max(1),
         a.max_ply,
         a.ballot_cost,
         u8::from(a.deepen),
+        a.repair.map_or_else(String::new, |m| format!(" repair={m}")),
         a.hash,
         eval_word(&a.eval),
         env!("CARGO_PKG_VERSION")

@@ -88,6 +88,10 @@ pub struct BuildConfig {
     /// expanded record that was searched with a smaller budget ([`deepen_list`]); the expanded
     /// records' values are then backed up from the new searches.
     pub deepen: bool,
+    /// Expand first the leaves the book contradicts ([`contradicted`]): a leaf whose move is
+    /// worse, by more than this many hundredths of a man, than another move there by the record
+    /// the book holds of the position that move leads to. `None`: grow by cost alone.
+    pub repair: Option<u32>,
 }
 
 /// Progress of a build, reported after each group of searches.
@@ -501,6 +505,40 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
     out
 }
 
+/// The leaves of `book` that the book itself contradicts, in the book's order, at most `k`: a
+/// record that is not expanded, whose value (its search's, for its one move) is more than
+/// `margin` below what another move is worth by the book's record of the position that move
+/// leads to (that record's value, for the other side). Its search chose a move that a search of
+/// its own, or an expansion, finds worse than another, so the move the book gives there is in
+/// doubt; expanding it (every move searched at the build's budget) settles it by minimax. Such
+/// leaves come from searches of different depths or evaluations meeting in one book (a leaf
+/// searched before the evaluation changed, a sibling's record from a `book lines` game).
+pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, e) in book.entries().iter().enumerate() {
+        if out.len() >= k {
+            break;
+        }
+        let Some(own) = e.moves.first() else {
+            continue;
+        };
+        if e.expanded {
+            continue;
+        }
+        let floor = i32::from(e.value) + margin as i32;
+        let doubted = e.position.successors().into_iter().any(|(mv, next)| {
+            mv.path != own.mv.path
+                && book
+                    .find_canonical(&canonical(&next).0)
+                    .is_some_and(|j| -i32::from(book.entry(j).value) > floor)
+        });
+        if doubted {
+            out.push(i);
+        }
+    }
+    out
+}
+
 /// One round of a build: the positions it searches, in order, and the leaves it expands once they
 /// are all in the book (none for the first round of a build that lacks a root or deepens).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -573,7 +611,14 @@ fn expansion_round(tree: &Tree<'_>, roots: &[(AnyPosition, u64)], cfg: &BuildCon
     let pending: Vec<usize> = (0..tree.book.len())
         .filter(|&i| tree.book.entry(i).pending)
         .collect();
-    let mut leaves = tree.leaves(&root_ids, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
+    // The leaves the book contradicts first, then the cheapest.
+    let mut leaves = match cfg.repair {
+        Some(margin) => contradicted(tree.book, margin, cfg.batch.max(1)),
+        None => Vec::new(),
+    };
+    if leaves.is_empty() {
+        leaves = tree.leaves(&root_ids, &val, cfg.penalty, cfg.max_ply, cfg.batch.max(1));
+    }
     if !pending.is_empty() {
         // A round a stopped build began: the same leaves (its new records are not linked
         // yet), unless the settings changed, when the marked ones are taken as they are.
@@ -934,6 +979,7 @@ mod tests {
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
             deepen: false,
+            repair: None,
         }
     }
 
@@ -1115,6 +1161,67 @@ mod tests {
         let mut part = Book::from_bytes(&part.to_bytes().expect("writes")).expect("reads");
         assert_eq!(run(&mut part, false), Some(BuildEnd::Positions));
         assert_eq!(part.entries(), once.entries());
+    }
+
+    /// A leaf the book contradicts (the record of another move's position says that move is
+    /// worth more than the leaf's own) is found, and a build with `repair` expands it first:
+    /// every move searched at the build's budget (the doubtful record too, being below it), the
+    /// leaf's moves then minimax, and it is no longer in doubt.
+    #[test]
+    fn a_repair_expands_first_the_leaves_the_book_contradicts() {
+        let mut book = built(BoardSize::S6, 1, 30);
+        // A leaf with another move whose position the book lacks: a record for it is forged,
+        // at a smaller budget than the build's, saying that move wins a man more.
+        let (leaf_i, other) = book
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.expanded && !e.moves.is_empty())
+            .find_map(|(i, e)| {
+                let own = &e.moves[0].mv;
+                e.position
+                    .successors()
+                    .into_iter()
+                    .find(|(mv, next)| {
+                        mv.path != own.path && book.find_canonical(&canonical(next).0).is_none()
+                    })
+                    .map(|(_, next)| (i, canonical(&next).0))
+            })
+            .expect("a leaf with a move the book lacks");
+        let before = contradicted(&book, 20, usize::MAX);
+        assert!(!before.contains(&leaf_i));
+        let leaf_value = book.entry(leaf_i).value;
+        let mut forged = book.entry(leaf_i).clone();
+        forged.position = other;
+        forged.nodes = 1_000;
+        forged.value = -(leaf_value + 100);
+        forged.moves = vec![BookMove {
+            mv: other.legal_moves()[0].clone(),
+            value: forged.value,
+        }];
+        let forged_i = book.insert(forged).expect("new");
+        let doubted = contradicted(&book, 20, usize::MAX);
+        assert!(doubted.contains(&leaf_i), "{doubted:?}");
+        // A margin above the forged difference sees nothing there; `k` bounds the list.
+        assert!(!contradicted(&book, 100, usize::MAX).contains(&leaf_i));
+        assert!(contradicted(&book, 20, 1).len() <= 1);
+
+        let mut cfg = config(2_000, 1, usize::MAX);
+        cfg.max_positions = None;
+        cfg.rounds = Some(1);
+        cfg.batch = doubted.len();
+        cfg.repair = Some(20);
+        let round = next_round(&mut book.clone(), &cfg).expect("a round");
+        assert_eq!(round.leaves, doubted);
+        let stop = AtomicBool::new(false);
+        let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
+        assert_eq!(end.ok(), Some(BuildEnd::Rounds));
+        let leaf = book.entry(leaf_i);
+        assert!(leaf.expanded);
+        assert_eq!(leaf.moves.len(), leaf.position.legal_moves().len());
+        assert_eq!(book.entry(forged_i).nodes, 2_000, "searched again");
+        assert!(!contradicted(&book, 20, usize::MAX).contains(&leaf_i));
+        assert_minimax(&book);
     }
 
     #[test]

@@ -544,6 +544,7 @@ mod tests {
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
             deepen: false,
+            repair: None,
         };
         let stop = AtomicBool::new(false);
         let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
@@ -667,6 +668,7 @@ mod tests {
             save_every: Duration::from_secs(3600),
             roots: vec![(AnyPosition::initial(BoardSize::S6, Side::Bot), 0)],
             deepen: false,
+            repair: None,
         };
         let mut lines = config(1);
         lines.limits = nodes(700);
@@ -772,6 +774,7 @@ mod tests {
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
             deepen: false,
+            repair: None,
         };
         let mut book = Book::new(BoardSize::S6, BuildInfo::default());
         let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});

@@ -1000,7 +1000,7 @@ fn merge_lines(base: &mut Book, shards: &[(String, Shard)]) -> Result<(), ShardE
 mod tests {
     use super::*;
     use crate::engine::book::build::{build, BuildEnd};
-    use crate::engine::book::BuildInfo;
+    use crate::engine::book::{canonical, BookMove, BuildInfo};
     use crate::engine::EngineConfig;
     use crate::rules::position::Side;
     use std::sync::atomic::Ordering;
@@ -1029,6 +1029,7 @@ mod tests {
             save_every: Duration::from_secs(3600),
             roots: Vec::new(),
             deepen: false,
+            repair: None,
         }
     }
 
@@ -1159,6 +1160,70 @@ mod tests {
         let first = generation(&mut sharded, &deep, 3);
         assert_eq!(first.searches, again.len() as u64);
         generation(&mut sharded, &deep, 3);
+        assert_eq!(sharded.entries(), single.entries());
+        assert!(bytes_without_clocks(&sharded) == bytes_without_clocks(&single));
+    }
+
+    /// A build with `repair` at a larger budget: its rounds expand the leaves the book
+    /// contradicts (a small budget's book has some at a margin of 0), which three shards share as
+    /// they share any round.
+    #[test]
+    fn repair_rounds_in_shards_equal_one_build() {
+        let mut small = config(Some(3));
+        small.limits = nodes(1_000);
+        let mut base = Book::new(BoardSize::S6, BuildInfo::default());
+        let stop = AtomicBool::new(false);
+        build(&mut base, &small, &stop, &mut |_| Ok(()), &mut |_| {}).expect("builds");
+        // Contradictions, as searches of other budgets leave them: for a few leaves, a record
+        // of another move's position (below the build's budget) saying that move is better.
+        let leaves: Vec<usize> = (0..base.len())
+            .filter(|&i| !base.entry(i).expanded && !base.entry(i).moves.is_empty())
+            .collect();
+        let mut forged = 0;
+        for i in leaves {
+            let e = base.entry(i).clone();
+            let own = e.moves[0].mv.clone();
+            let other = e.position.successors().into_iter().find(|(mv, next)| {
+                mv.path != own.path && base.find_canonical(&canonical(next).0).is_none()
+            });
+            if let Some((_, next)) = other {
+                let next = canonical(&next).0;
+                let value = -(e.value + 50);
+                let _ = base.insert(Entry {
+                    position: next,
+                    value,
+                    depth: 1,
+                    nodes: 500,
+                    expanded: false,
+                    pending: false,
+                    pv: false,
+                    moves: vec![BookMove {
+                        mv: next.legal_moves()[0].clone(),
+                        value,
+                    }],
+                });
+                forged += 1;
+            }
+            if forged == 4 {
+                break;
+            }
+        }
+        let mut repair = config(Some(2));
+        repair.repair = Some(20);
+        let doubted = crate::engine::book::build::contradicted(&base, 20, usize::MAX);
+        assert!(doubted.len() >= 4, "{doubted:?}");
+        let mut single = base.clone();
+        single.info_mut().nodes = 2_000;
+        single.info_mut().penalty = 10;
+        build(&mut single, &repair, &stop, &mut |_| Ok(()), &mut |_| {}).expect("builds");
+        let first = doubted[0];
+        assert!(
+            single.entry(first).expanded,
+            "the first doubted leaf is expanded"
+        );
+        let mut sharded = base.clone();
+        generation(&mut sharded, &repair, 3);
+        generation(&mut sharded, &repair, 3);
         assert_eq!(sharded.entries(), single.entries());
         assert!(bytes_without_clocks(&sharded) == bytes_without_clocks(&single));
     }
