@@ -247,15 +247,9 @@ impl Tree<'_> {
         }
     }
 
-    /// The cheapest `k` leaves to expand from `roots` (record, starting cost), cheapest first.
-    fn leaves(
-        &self,
-        roots: &[(usize, u64)],
-        val: &[i32],
-        penalty: u32,
-        max_ply: u32,
-        k: usize,
-    ) -> Vec<usize> {
+    /// The cost of every record from `roots` (record, starting cost) through the expanded
+    /// records, and its ply from its cheapest root: `u64::MAX` for a record no path reaches.
+    fn costs(&self, roots: &[(usize, u64)], val: &[i32], penalty: u32) -> (Vec<u64>, Vec<u32>) {
         let n = self.book.len();
         let mut cost = vec![u64::MAX; n];
         let mut ply = vec![0u32; n];
@@ -266,19 +260,8 @@ impl Tree<'_> {
                 heap.push(Reverse((c, r)));
             }
         }
-        let mut out = Vec::new();
         while let Some(Reverse((c, i))) = heap.pop() {
-            if c > cost[i] {
-                continue;
-            }
-            let e = self.book.entry(i);
-            if !e.expanded {
-                if !e.moves.is_empty() && ply[i] < max_ply {
-                    out.push(i);
-                    if out.len() >= k {
-                        break;
-                    }
-                }
+            if c > cost[i] || !self.book.entry(i).expanded {
                 continue;
             }
             for (_, j) in &self.children[i] {
@@ -291,7 +274,29 @@ impl Tree<'_> {
                 }
             }
         }
-        out
+        (cost, ply)
+    }
+
+    /// The cheapest `k` leaves to expand from `roots` (record, starting cost), cheapest first
+    /// (of equal costs, the first in the book).
+    fn leaves(
+        &self,
+        roots: &[(usize, u64)],
+        val: &[i32],
+        penalty: u32,
+        max_ply: u32,
+        k: usize,
+    ) -> Vec<usize> {
+        let (cost, ply) = self.costs(roots, val, penalty);
+        let mut open: Vec<usize> = (0..self.book.len())
+            .filter(|&i| {
+                let e = self.book.entry(i);
+                cost[i] != u64::MAX && !e.expanded && !e.moves.is_empty() && ply[i] < max_ply
+            })
+            .collect();
+        open.sort_by_key(|&i| (cost[i], i));
+        open.truncate(k);
+        open
     }
 
     /// The best line from `root` through the book, in the root's own coordinates.
@@ -505,7 +510,8 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
     out
 }
 
-/// The leaves of `book` that the book itself contradicts, in the book's order, at most `k`: a
+/// The leaves of `book` that the book itself contradicts, in the book's order, at most `k` (a
+/// build with [`BuildConfig::repair`] expands them cheapest first, as it orders leaves): a
 /// record that is not expanded, whose value (its search's, for its one move) is more than
 /// `margin` below what another move is worth by the book's record of the position that move
 /// leads to (that record's value, for the other side). Its search chose a move that a search of
@@ -611,9 +617,16 @@ fn expansion_round(tree: &Tree<'_>, roots: &[(AnyPosition, u64)], cfg: &BuildCon
     let pending: Vec<usize> = (0..tree.book.len())
         .filter(|&i| tree.book.entry(i).pending)
         .collect();
-    // The leaves the book contradicts first, then the cheapest.
+    // The leaves the book contradicts first, those games reach soonest (the cheapest from the
+    // roots, then those no expanded line leads to, in the book's order); then the cheapest.
     let mut leaves = match cfg.repair {
-        Some(margin) => contradicted(tree.book, margin, cfg.batch.max(1)),
+        Some(margin) => {
+            let (cost, _) = tree.costs(&root_ids, &val, cfg.penalty);
+            let mut doubted = contradicted(tree.book, margin, usize::MAX);
+            doubted.sort_by_key(|&i| (cost[i], i));
+            doubted.truncate(cfg.batch.max(1));
+            doubted
+        }
         None => Vec::new(),
     };
     if leaves.is_empty() {
@@ -1212,7 +1225,9 @@ mod tests {
         cfg.batch = doubted.len();
         cfg.repair = Some(20);
         let round = next_round(&mut book.clone(), &cfg).expect("a round");
-        assert_eq!(round.leaves, doubted);
+        let mut leaves = round.leaves.clone();
+        leaves.sort_unstable();
+        assert_eq!(leaves, doubted);
         let stop = AtomicBool::new(false);
         let end = build(&mut book, &cfg, &stop, &mut |_| Ok(()), &mut |_| {});
         assert_eq!(end.ok(), Some(BuildEnd::Rounds));
