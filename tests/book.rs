@@ -441,6 +441,11 @@ fn book_commands_and_bad_files() {
         out.contains(&format!("positions {}\n", builtin().len())),
         "{out}"
     );
+    let doubted = checkersbot::engine::book::build::contradicted(builtin(), 30, usize::MAX);
+    assert!(
+        out.contains(&format!("\ncontradicted {} (", doubted.len())),
+        "{out}"
+    );
     let (out, _, ok) = bin(&["book", "probe", "--side", "b"]);
     assert!(ok);
     let start = AnyPosition::initial(BoardSize::S8, Side::Bot);
@@ -522,7 +527,9 @@ fn book_build_writes_and_resumes_a_file() {
         (ok, err, info, Book::load(&path))
     };
     let (ok_more, err_more, info_more, more) = bigger(&[]);
-    let (ok_deep, err_deep, info_deep, deep) = bigger(&["--deepen"]);
+    // (`--repair` alone takes its default margin; the position limit stops the build after
+    // the deepen pass, before any repair.)
+    let (ok_deep, err_deep, info_deep, deep) = bigger(&["--deepen", "--repair"]);
     std::fs::remove_file(&path).ok();
     assert!(ok_more && ok_deep, "{err_more}{err_deep}");
     let (more, deep) = (more.expect("rewritten"), deep.expect("rewritten"));
@@ -540,6 +547,7 @@ fn book_build_writes_and_resumes_a_file() {
     let n = below(&info_more);
     assert!(n >= 10, "{info_more}");
     assert_eq!(below(&info_deep), 0, "{info_deep}");
+    assert!(info_deep.contains("\ncontradicted "), "{info_deep}");
     assert_eq!(deep.len(), more.len());
     let deepened = deep.entries().iter().filter(|e| e.nodes == 4000).count();
     assert_eq!(deepened, n);

@@ -2,7 +2,9 @@
 
 use super::common::{hash_arg, load_eval, parse_side};
 use anyhow::{anyhow, bail, Context, Result};
-use checkersbot::engine::book::build::{build, deepen_list, BuildConfig, BuildEnd, Progress};
+use checkersbot::engine::book::build::{
+    build, contradicted, deepen_list, BuildConfig, BuildEnd, Progress,
+};
 use checkersbot::engine::book::lines::{
     grow_lines, lines_games, LinesConfig, LinesEnd, LinesGame, LinesProgress, Opening,
 };
@@ -116,8 +118,9 @@ struct BuildArgs {
     /// Expand first the leaves the book contradicts: a leaf whose move is worse, by more than
     /// MARGIN hundredths of a man, than another move there by the record the book holds of the
     /// position that move leads to (every move is then searched at this build's budget, and
-    /// the minimax settles which is right); then grow as usual.
-    #[arg(long, value_name = "MARGIN")]
+    /// the minimax settles which is right); then grow as usual. `--repair` alone: a margin of
+    /// 30.
+    #[arg(long, value_name = "MARGIN", num_args = 0..=1, default_missing_value = "30")]
     repair: Option<u32>,
     /// Stop after this many rounds (a round expands --batch leaves; the first round of a build
     /// that lacks a root or deepens searches those): as many rounds as --shard generations.
@@ -684,6 +687,10 @@ fn open_to_grow(out: &Path, from: Option<&str>, fresh: bool, size: BoardSize) ->
     }
 }
 
+/// The margin of `book build --repair` given alone, and of `book info`'s `contradicted` count:
+/// hundredths of a man (ballot 9's doubtful leaf was contradicted by 36, research log).
+const DEFAULT_REPAIR_MARGIN: u32 = 30;
+
 /// The default node budget of a book position's search: deeper than the robot's own 5 s search.
 pub const DEFAULT_BUILD_NODES: u64 = 30_000_000;
 
@@ -1079,6 +1086,10 @@ fn run_info(a: &InfoArgs) -> Result<()> {
             );
         }
     }
+    let doubted = contradicted(&book, DEFAULT_REPAIR_MARGIN, usize::MAX).len();
+    println!(
+        "contradicted {doubted} (leaves whose move another move's record there beats by more than {DEFAULT_REPAIR_MARGIN} hundredths: `book build --repair` expands them first)"
+    );
     let depths: Vec<u32> = book.entries().iter().map(|e| u32::from(e.depth)).collect();
     if !depths.is_empty() {
         println!(
