@@ -512,9 +512,9 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
 
 /// The leaves of `book` that the book itself contradicts, in the book's order, at most `k` (a
 /// build with [`BuildConfig::repair`] expands them cheapest first, as it orders leaves): a
-/// record that is not expanded, whose value (its search's, for its one move) is more than
-/// `margin` below what another move is worth by the book's record of the position that move
-/// leads to (that record's value, for the other side). Its search chose a move that a search of
+/// record that is not expanded, whose move's value (its search's) is more than `margin` below
+/// what another move is worth by the book's record of the position that move leads to (that
+/// record's best move's value, for the other side: an expanded record's minimax). Its search chose a move that a search of
 /// its own, or an expansion, finds worse than another, so the move the book gives there is in
 /// doubt; expanding it (every move searched at the build's budget) settles it by minimax. Such
 /// leaves come from searches of different depths or evaluations meeting in one book (a leaf
@@ -531,12 +531,21 @@ pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
         if e.expanded {
             continue;
         }
-        let floor = i32::from(e.value) + margin as i32;
+        // A record stands at its best move's value: for an expanded one that is the minimax of
+        // the book below it (its own search's value is older), for a leaf its search's.
+        let standing = |e: &Entry| {
+            e.moves
+                .iter()
+                .map(|m| i32::from(m.value))
+                .max()
+                .unwrap_or(i32::from(e.value))
+        };
+        let floor = i32::from(own.value) + margin as i32;
         let doubted = e.position.successors().into_iter().any(|(mv, next)| {
             mv.path != own.mv.path
                 && book
                     .find_canonical(&canonical(&next).0)
-                    .is_some_and(|j| -i32::from(book.entry(j).value) > floor)
+                    .is_some_and(|j| -standing(book.entry(j)) > floor)
         });
         if doubted {
             out.push(i);
