@@ -907,15 +907,15 @@ fn run_lines(a: &LinesArgs) -> Result<()> {
         stop,
         &mut |b| {
             tracing::debug!("saving {} positions", b.len());
-            // The games finished before this save began are in the book being saved.
-            let now: Vec<String> = finished.lock().map(|f| f.clone()).unwrap_or_default();
+            // The games finished before this save began are in the book being saved (none of
+            // them is listed yet: a listed game is not played again).
+            let now: Vec<String> = finished
+                .lock()
+                .map(|mut f| std::mem::take(&mut *f))
+                .unwrap_or_default();
             b.save(&out)?;
             if let Some(path) = &played_path {
-                for line in now {
-                    if !listed.contains(&line) {
-                        listed.push(line);
-                    }
-                }
+                listed.extend(now);
                 write_played(path, &listed)?;
             }
             Ok(())

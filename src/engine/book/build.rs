@@ -520,6 +520,15 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
 /// leaves come from searches of different depths or evaluations meeting in one book (a leaf
 /// searched before the evaluation changed, a sibling's record from a `book lines` game).
 pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
+    // A record stands at its best move's value: for an expanded one that is the minimax of the
+    // book below it (its own search's value is older), for a leaf its search's.
+    let standing = |e: &Entry| {
+        e.moves
+            .iter()
+            .map(|m| i32::from(m.value))
+            .max()
+            .unwrap_or(i32::from(e.value))
+    };
     let mut out = Vec::new();
     for (i, e) in book.entries().iter().enumerate() {
         if out.len() >= k {
@@ -531,15 +540,6 @@ pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
         if e.expanded {
             continue;
         }
-        // A record stands at its best move's value: for an expanded one that is the minimax of
-        // the book below it (its own search's value is older), for a leaf its search's.
-        let standing = |e: &Entry| {
-            e.moves
-                .iter()
-                .map(|m| i32::from(m.value))
-                .max()
-                .unwrap_or(i32::from(e.value))
-        };
         let floor = i32::from(own.value) + margin as i32;
         let doubted = e.position.successors().into_iter().any(|(mv, next)| {
             mv.path != own.mv.path
