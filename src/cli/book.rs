@@ -730,7 +730,7 @@ fn progress_line(p: &Progress, max_positions: Option<usize>, time: Option<Durati
         _ => String::new(),
     };
     format!(
-        "book: {} positions (+{} this run, {} expanded), start line {} plies (cp {}), ballots {}/{} expanded, their expanded lines {} plies min {:.1} mean, {} searches, {per_search} (avg depth {:.1}){round}, {}{eta}; line {}",
+        "book: {} positions (+{} this run, {} expanded), start line {} plies (cp {}), ballots {}/{} expanded, expanded plies along their lines {} min {:.1} mean, {} searches, {per_search} (avg depth {:.1}){round}, {}{eta}; line {}",
         p.positions,
         p.added,
         p.expanded,
