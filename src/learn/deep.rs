@@ -12,18 +12,8 @@
 use crate::engine::book::Book;
 use crate::learn::data::{Outcome, Record};
 
-/// The book's value of record `e`: its best move's (the minimax below it) when it has moves,
-/// else its own search's.
-fn value(e: &crate::engine::book::Entry) -> i32 {
-    e.moves
-        .iter()
-        .map(|m| i32::from(m.value))
-        .max()
-        .unwrap_or(i32::from(e.value))
-}
-
 /// One record per quiet position of `book`, in the book's order, scored by the book's value for
-/// the side to move.
+/// the side to move ([`crate::engine::book::Entry::standing`]).
 pub fn book_records(book: &Book) -> Vec<Record> {
     let depths = book.depths();
     book.entries()
@@ -34,7 +24,7 @@ pub fn book_records(book: &Book) -> Vec<Record> {
             Record::new(
                 &e.position,
                 Outcome::Draw,
-                value(e),
+                i32::from(e.standing()),
                 d.unwrap_or(0) as usize,
             )
         })

@@ -514,21 +514,12 @@ pub fn deepen_list(book: &Book, limits: &Limits) -> Vec<usize> {
 /// build with [`BuildConfig::repair`] expands them cheapest first, as it orders leaves): a
 /// record that is not expanded, whose move's value (its search's) is more than `margin` below
 /// what another move is worth by the book's record of the position that move leads to (that
-/// record's best move's value, for the other side: an expanded record's minimax). Its search chose a move that a search of
+/// record's [`Entry::standing`], for the other side). Its search chose a move that a search of
 /// its own, or an expansion, finds worse than another, so the move the book gives there is in
 /// doubt; expanding it (every move searched at the build's budget) settles it by minimax. Such
 /// leaves come from searches of different depths or evaluations meeting in one book (a leaf
 /// searched before the evaluation changed, a sibling's record from a `book lines` game).
 pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
-    // A record stands at its best move's value: for an expanded one that is the minimax of the
-    // book below it (its own search's value is older), for a leaf its search's.
-    let standing = |e: &Entry| {
-        e.moves
-            .iter()
-            .map(|m| i32::from(m.value))
-            .max()
-            .unwrap_or(i32::from(e.value))
-    };
     let mut out = Vec::new();
     for (i, e) in book.entries().iter().enumerate() {
         if out.len() >= k {
@@ -545,7 +536,7 @@ pub fn contradicted(book: &Book, margin: u32, k: usize) -> Vec<usize> {
             mv.path != own.mv.path
                 && book
                     .find_canonical(&canonical(&next).0)
-                    .is_some_and(|j| -standing(book.entry(j)) > floor)
+                    .is_some_and(|j| -i32::from(book.entry(j).standing()) > floor)
         });
         if doubted {
             out.push(i);
@@ -1074,7 +1065,7 @@ mod tests {
     }
 
     /// Every expanded record of `book` has a move for each legal move, best first, each valued
-    /// minus the value of the position it leads to (its best move's if expanded, else its own).
+    /// minus the value of the position it leads to ([`Entry::standing`]).
     fn assert_minimax(book: &Book) {
         for e in book.entries().iter().filter(|e| e.expanded) {
             let pos = e.position;
@@ -1084,13 +1075,7 @@ mod tests {
             for m in &moves {
                 let next = pos.play(&m.mv).expect("legal");
                 let j = book.find_canonical(&canonical(&next).0).expect("child in");
-                let c = book.entry(j);
-                let child_best = if c.expanded {
-                    c.moves.iter().map(|m| m.value).max().unwrap_or(c.value)
-                } else {
-                    c.value
-                };
-                assert_eq!(m.value, -child_best);
+                assert_eq!(m.value, -book.entry(j).standing());
             }
         }
     }

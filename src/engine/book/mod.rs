@@ -200,6 +200,18 @@ pub struct Entry {
     pub moves: Vec<BookMove>,
 }
 
+impl Entry {
+    /// The value the book's minimax gives the position, for the side to move: an expanded
+    /// record's best move's (its moves hold the book below it; its own search is older), a
+    /// leaf's own search's.
+    pub fn standing(&self) -> i16 {
+        match self.moves.iter().map(|m| m.value).max() {
+            Some(best) if self.expanded => best,
+            _ => self.value,
+        }
+    }
+}
+
 /// How a book was built: kept in its header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildInfo {
@@ -1047,6 +1059,19 @@ mod tests {
             pv: false,
             moves,
         }
+    }
+
+    /// An expanded record stands at its best move's value (its moves hold the minimax below it),
+    /// a leaf at its own search's, whatever its one move says.
+    #[test]
+    fn a_record_stands_at_its_best_move_if_expanded_else_at_its_own_value() {
+        let start = AnyPosition::initial(BoardSize::S8, Side::Player);
+        // The moves are worth 10, 9, 8...; the record's own search gave 7.
+        assert_eq!(entry(start, true, false, 1).standing(), 10);
+        assert_eq!(entry(start, false, false, 1).standing(), 7);
+        let mut bare = entry(start, true, false, 1);
+        bare.moves.clear();
+        assert_eq!(bare.standing(), 7);
     }
 
     /// Version 2 keeps each record's node budget, the pending mark and the compute; a version 1
