@@ -48,7 +48,7 @@
 use super::build::{
     apply_round, next_round, process_cpu_time, search_positions, BuildConfig, Round,
 };
-use super::lines::{grow_lines, LinesConfig, LinesEnd, LinesProgress, Opening};
+use super::lines::{grow_lines, lines_games, LinesConfig, LinesEnd, LinesProgress, Opening};
 use super::{encode_entry, fnv1a, read_entry, Book, BookError, Entry, Reader, MAX_BOOK_FILE};
 use crate::engine::Limits;
 use crate::rules::any_size::AnyPosition;
@@ -706,7 +706,7 @@ pub fn lines_shard(
         .filter(|(i, _)| spec.owns(*i))
         .map(|(_, o)| *o)
         .collect();
-    let games = openings.len() * 2 * cfg.opponents.len();
+    let games = lines_games(openings, cfg).len();
     let mut shard = Shard {
         kind: ShardKind::Lines,
         size: base.size(),
