@@ -289,22 +289,32 @@ impl PlayerStats {
         self.max_time = self.max_time.max(time);
     }
 
-    /// Average time per move.
+    /// Moves the player searched for: its moves but those from the book (which take no time and
+    /// no nodes, and would pull every average per move down by the book's share).
+    pub fn searched(&self) -> u64 {
+        self.moves.saturating_sub(self.book_moves)
+    }
+
+    /// Average time per searched move ([`Self::searched`]).
     pub fn time_per_move(&self) -> Duration {
-        if self.moves == 0 {
-            Duration::ZERO
-        } else {
-            self.time / self.moves as u32
+        match u32::try_from(self.searched()) {
+            Ok(0) => Duration::ZERO,
+            Ok(n) => self.time / n,
+            Err(_) => self.time.div_f64(self.searched() as f64),
         }
     }
 
-    /// Average completed depth per move.
+    /// Average completed depth per searched move ([`Self::searched`]).
     pub fn avg_depth(&self) -> f64 {
-        if self.moves == 0 {
-            0.0
-        } else {
-            self.depth_sum as f64 / self.moves as f64
+        match self.searched() {
+            0 => 0.0,
+            n => self.depth_sum as f64 / n as f64,
         }
+    }
+
+    /// Average nodes per searched move ([`Self::searched`]).
+    pub fn nodes_per_move(&self) -> u64 {
+        self.nodes.checked_div(self.searched()).unwrap_or(0)
     }
 }
 
@@ -485,14 +495,13 @@ impl MatchStats {
             "max ms"
         );
         for (name, s) in [(a_name, &self.a), (b_name, &self.b)] {
-            let per_move = s.nodes.checked_div(s.moves).unwrap_or(0);
             let _ = writeln!(
                 out,
                 "{:<width$} {:>6} {:>12} {:>12} {:>11} {:>11} {:>9} {:>9.1} {:>10.1} {:>8}",
                 name,
                 s.moves,
                 s.nodes,
-                per_move,
+                s.nodes_per_move(),
                 s.beta_cutoffs,
                 s.tt_hits,
                 s.max_depth,
@@ -519,7 +528,8 @@ impl MatchStats {
             let per_game = |n: u64| n as f64 / self.games.max(1) as f64;
             let _ = writeln!(
                 out,
-                "moves from the book: {a_name} {} ({:.1} a game), {b_name} {} ({:.1} a game)",
+                "moves from the book: {a_name} {} ({:.1} a game), {b_name} {} ({:.1} a game); \
+                 the figures a move above are of the searched moves",
                 self.a.book_moves,
                 per_game(self.a.book_moves),
                 self.b.book_moves,
@@ -1188,6 +1198,42 @@ mod tests {
         assert_eq!(stats.b.book_moves, 0);
         let table = stats.table("booked", "random");
         assert!(table.contains("moves from the book: booked "), "{table}");
+        // The averages a move are over the searched moves (depth 2 at most, an only move 0).
+        let a = &stats.a;
+        assert!(
+            a.searched() >= 1 && a.searched() + a.book_moves == a.moves,
+            "{a:?}"
+        );
+        assert!(a.avg_depth() > 0.0 && a.avg_depth() <= 2.0, "{a:?}");
+    }
+
+    /// A player's averages a move leave its book moves out; with no searched move they are 0.
+    #[test]
+    fn averages_a_move_are_over_the_searched_moves() {
+        let mut s = PlayerStats::default();
+        s.record(1_000, 0, 0, 10, Duration::from_millis(90));
+        s.record(3_000, 0, 0, 14, Duration::from_millis(110));
+        s.moves = 2;
+        assert_eq!((s.avg_depth(), s.nodes_per_move()), (12.0, 2_000));
+        assert_eq!(s.time_per_move(), Duration::from_millis(100));
+        // Two book moves: no nodes, depth 0, no time to speak of.
+        s.record(0, 0, 0, 0, Duration::ZERO);
+        s.record(0, 0, 0, 0, Duration::ZERO);
+        s.moves += 2;
+        s.book_moves = 2;
+        assert_eq!(s.searched(), 2);
+        assert_eq!((s.avg_depth(), s.nodes_per_move()), (12.0, 2_000));
+        assert_eq!(s.time_per_move(), Duration::from_millis(100));
+        let only_book = PlayerStats {
+            moves: 3,
+            book_moves: 3,
+            ..PlayerStats::default()
+        };
+        assert_eq!(only_book.time_per_move(), Duration::ZERO);
+        assert_eq!(
+            (only_book.avg_depth(), only_book.nodes_per_move()),
+            (0.0, 0)
+        );
     }
 
     /// With an endgame database adjudicating, a game ends at the first position the database
