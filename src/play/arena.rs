@@ -297,10 +297,9 @@ impl PlayerStats {
 
     /// Average time per searched move ([`Self::searched`]).
     pub fn time_per_move(&self) -> Duration {
-        match u32::try_from(self.searched()) {
-            Ok(0) => Duration::ZERO,
-            Ok(n) => self.time / n,
-            Err(_) => self.time.div_f64(self.searched() as f64),
+        match self.searched() {
+            0 => Duration::ZERO,
+            n => self.time.div_f64(n as f64),
         }
     }
 
